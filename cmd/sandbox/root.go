@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// commands lists the constructors of every top-level subcommand, in the
+// order `sandbox help` shows them.
+var commands = []func() *cobra.Command{
+	newVersionCmd,
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sandbox",
+		Short:         "Put a human between an AI coding agent and every privileged thing it tries",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+// execute runs the CLI with args (args[0] is the program) and returns the
+// process exit code. Signals become context cancellation here, at the root.
+func execute(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd()
+	root.SetArgs(args[1:])
+	err := root.ExecuteContext(ctx)
+	code := exitCode(err)
+	if err != nil && !errors.As(err, new(*exitError)) {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+	}
+	if ee := (*exitError)(nil); errors.As(err, &ee) && ee.msg != "" {
+		fmt.Fprintf(os.Stderr, "sandbox: %s\n", ee.msg)
+	}
+	return code
+}

@@ -1,0 +1,50 @@
+package folder
+
+import "path/filepath"
+
+// Dir is the .sandbox/ directory itself.
+func (f Folder) Dir() string { return filepath.Join(f.Root, DirName) }
+
+// Policy is the user's policy file.
+func (f Folder) Policy() string { return filepath.Join(f.Dir(), "policy.yaml") }
+
+// Escalations is the parent of the queue's state directories.
+func (f Folder) Escalations() string { return filepath.Join(f.Dir(), "escalations") }
+
+// Tmp is where writers stage a request before renaming it into Pending.
+func (f Folder) Tmp() string { return filepath.Join(f.Escalations(), "tmp") }
+
+// Pending holds requests waiting for a human.
+func (f Folder) Pending() string { return filepath.Join(f.Escalations(), "pending") }
+
+// Claimed holds requests an approver has taken.
+func (f Folder) Claimed() string { return filepath.Join(f.Escalations(), "claimed") }
+
+// Done holds ID.json results.
+func (f Folder) Done() string { return filepath.Join(f.Escalations(), "done") }
+
+// Quarantine holds request files that failed validation.
+func (f Folder) Quarantine() string { return filepath.Join(f.Escalations(), "quarantine") }
+
+// Results holds the full output of executed requests, ID.log.
+func (f Folder) Results() string { return filepath.Join(f.Dir(), "results") }
+
+// ResultLog is the full output log of one request.
+func (f Folder) ResultLog(id string) string { return filepath.Join(f.Results(), id+".log") }
+
+// Audit holds the hash-chained audit log.
+func (f Folder) Audit() string { return filepath.Join(f.Dir(), "audit") }
+
+// Originals holds content-addressed copies of files the agent changed.
+func (f Folder) Originals() string { return filepath.Join(f.Dir(), "originals") }
+
+// Shims holds the PATH shims for run mode.
+func (f Folder) Shims() string { return filepath.Join(f.Dir(), "shims") }
+
+// Subdirs lists every directory `sandbox init` creates, parents first.
+func (f Folder) Subdirs() []string {
+	return []string{
+		f.Dir(), f.Escalations(), f.Tmp(), f.Pending(), f.Claimed(), f.Done(),
+		f.Quarantine(), f.Results(), f.Audit(), f.Originals(), f.Shims(),
+	}
+}

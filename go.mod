@@ -1,0 +1,19 @@
+module github.com/sandbox-dev/sandbox
+
+go 1.26
+
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/containerd/cgroups/v3 v3.1.3 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	github.com/mark3labs/mcp-go v1.2.1 // indirect
+	github.com/moby/sys/userns v0.1.0 // indirect
+	github.com/seccomp/libseccomp-golang v0.11.1 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
+)
