@@ -1,0 +1,59 @@
+// Package policy is the engine that classifies what an agent tries to do
+// into allow, escalate or deny. It loads the user's policy.yaml strictly,
+// injects the self-protection rules, enforces only the last policy a human
+// accepted, and explains every decision part by part.
+package policy
+
+// Tier is the outcome of a decision. The zero value is not a valid tier;
+// ordering is by severity, so the maximum over parts is the whole's tier.
+type Tier int
+
+const (
+	Allow Tier = iota + 1
+	Escalate
+	Deny
+)
+
+func (t Tier) String() string {
+	switch t {
+	case Allow:
+		return "allow"
+	case Escalate:
+		return "escalate"
+	case Deny:
+		return "deny"
+	}
+	return "invalid"
+}
+
+// MarshalText encodes a tier as allow, escalate or deny.
+func (t Tier) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// Trigger is what kind of action a rule governs.
+type Trigger string
+
+const (
+	Shell   Trigger = "shell"
+	Write   Trigger = "write"
+	Read    Trigger = "read"
+	Network Trigger = "network"
+	MCP     Trigger = "mcp"
+)
+
+// Part is one piece of the input (one simple command, one redirection
+// target, one host) with its own tier and the rule or reason that decided.
+type Part struct {
+	Trigger  Trigger `json:"trigger"`
+	Subject  string  `json:"subject"`  // the argv, path or host, as text
+	Decision Tier    `json:"decision"` // this part's tier
+	Rule     string  `json:"rule"`     // the pattern that matched, or "builtin:NAME", or "default"
+	Reason   string  `json:"reason"`   // human-readable why
+}
+
+// Decision is the engine's answer: the strictest tier over all parts,
+// the human-readable reasons, and every part.
+type Decision struct {
+	Decision Tier     `json:"decision"`
+	Reasons  []string `json:"reasons"`
+	Parts    []Part   `json:"parts"`
+}
