@@ -1,0 +1,109 @@
+// Package install records what `sandbox init` added to a project (agent
+// hooks, MCP server entries) so that `sandbox uninstall` removes exactly
+// that and nothing else. Each agent integration implements Integration and
+// registers itself; init and uninstall only iterate.
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/sandbox-dev/sandbox/connector/atomicfile"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+)
+
+// ErrNotAvailable is returned for a flag whose integration is not built yet.
+var ErrNotAvailable = errors.New("integration not available yet")
+
+// Env is what an integration needs to know to install itself.
+type Env struct {
+	Folder folder.Folder
+	// Exe is the absolute path of the sandbox binary the hooks must run.
+	Exe string
+}
+
+// Change is one thing an integration added, opaque to everyone but the
+// integration itself: it is stored in .sandbox/installed.json and handed
+// back to Uninstall.
+type Change = json.RawMessage
+
+// Integration wires one agent (or the MCP server) into a project.
+type Integration interface {
+	// Name is the init flag without dashes: "claude", "mcp", "codex", ...
+	Name() string
+	// Install merges the integration into the project's files. It must be
+	// idempotent: when everything is already there it returns prev
+	// unchanged. A malformed user file is an error that changes nothing.
+	Install(env Env, prev Change) (Change, error)
+	// Uninstall removes exactly what Install recorded in c.
+	Uninstall(env Env, c Change) error
+}
+
+var (
+	mu sync.Mutex
+	// registry holds every registered integration by name.
+	registry = map[string]Integration{}
+)
+
+// Register makes an integration available to init and uninstall. It is
+// called from the integration package's init function.
+func Register(i Integration) {
+	mu.Lock()
+	defer mu.Unlock()
+	registry[i.Name()] = i
+}
+
+// Lookup returns the integration named name, or ErrNotAvailable.
+func Lookup(name string) (Integration, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if i, ok := registry[name]; ok {
+		return i, nil
+	}
+	return nil, fmt.Errorf("--%s: %w", name, ErrNotAvailable)
+}
+
+// Manifest is .sandbox/installed.json: per integration, what it added.
+type Manifest map[string]Change
+
+func manifestPath(f folder.Folder) string { return filepath.Join(f.Dir(), "installed.json") }
+
+// LoadManifest reads the manifest; a missing file is an empty manifest.
+func LoadManifest(f folder.Folder) (Manifest, error) {
+	data, err := os.ReadFile(manifestPath(f))
+	if errors.Is(err, os.ErrNotExist) {
+		return Manifest{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("install manifest: %w", err)
+	}
+	m := Manifest{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("install manifest %s: %w", manifestPath(f), err)
+	}
+	return m, nil
+}
+
+// Save writes the manifest atomically.
+func (m Manifest) Save(f folder.Folder) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("install manifest: %w", err)
+	}
+	return atomicfile.WriteFile(manifestPath(f), append(data, '\n'), 0o644)
+}
+
+// Names lists the manifest's integrations in a stable order.
+func (m Manifest) Names() []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
