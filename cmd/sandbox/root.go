@@ -14,6 +14,7 @@ import (
 // commands lists the constructors of every top-level subcommand, in the
 // order `sandbox help` shows them.
 var commands = []func() *cobra.Command{
+	newDoctorCmd,
 	newVersionCmd,
 }
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs on a Debian machine: Debian packages
+# (only when running as root and only those missing) and the npm clients
+# used by the real-client tests. Idempotent and quiet when nothing is
+# missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+debs=(
+  libseccomp-dev   # cgo: github.com/seccomp/libseccomp-golang
+  bubblewrap       # hack/bench.sh compares run mode with bwrap
+  tmux             # terminal approver tests drive `sandbox watch` in a pty
+  git              # shim and connector tests push to local bare repos
+  curl             # jail tests reach the egress proxy with a real client
+)
+
+missing=()
+for p in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "deps: missing Debian packages (run as root to install): ${missing[*]}" >&2
+  fi
+fi
+
+# npm clients for the real-client tests (Claude Code, Codex, MCP Inspector,
+# playwright-core): pinned in hack/clients/package-lock.json.
+if [ -f hack/clients/package-lock.json ] && command -v npm >/dev/null; then
+  if [ ! -d hack/clients/node_modules ] || [ hack/clients/package-lock.json -nt hack/clients/node_modules ]; then
+    echo "deps: npm ci --prefix hack/clients"
+    npm ci --prefix hack/clients --no-audit --no-fund --loglevel=error
+    touch hack/clients/node_modules
+  fi
+fi
