@@ -89,8 +89,14 @@ func LoadManifest(f folder.Folder) (Manifest, error) {
 	return m, nil
 }
 
-// Save writes the manifest atomically.
+// Save writes the manifest atomically; an empty manifest removes the file.
 func (m Manifest) Save(f folder.Folder) error {
+	if len(m) == 0 {
+		if err := os.Remove(manifestPath(f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("install manifest: %w", err)
+		}
+		return nil
+	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("install manifest: %w", err)
