@@ -1,11 +1,12 @@
 module github.com/sandbox-dev/sandbox
 
-go 1.26
+go 1.26.0
+
+require github.com/fsnotify/fsnotify v1.10.1
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/containerd/cgroups/v3 v3.1.3 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	github.com/mark3labs/mcp-go v1.2.1 // indirect

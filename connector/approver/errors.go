@@ -1,0 +1,25 @@
+package approver
+
+import "errors"
+
+var (
+	// ErrAlreadyTaken: another approver claimed the request first.
+	ErrAlreadyTaken = errors.New("another approver has already taken this request")
+	// ErrAlreadyDecided: the request already has a result in done/.
+	ErrAlreadyDecided = errors.New("request already decided")
+	// ErrTooLate: a deny arrived after the approved request had started.
+	ErrTooLate = errors.New("too late to deny: the request is already running")
+	// ErrNotFound: no request with that id in this folder.
+	ErrNotFound = errors.New("no such request")
+	// ErrBadID: the id does not have the request id format.
+	ErrBadID = errors.New("invalid request id")
+	// ErrAuditRefused: the intent could not be written to the audit log,
+	// so the action was refused and nothing ran.
+	ErrAuditRefused = errors.New("refused: the audit log cannot be written")
+	// ErrDeniedBeforeStart: a deny reached the gate before the approver did.
+	ErrDeniedBeforeStart = errors.New("denied by another approver before it started")
+	// ErrNotRegular: a file is a link or not a regular file.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: a file is larger than its cap.
+	ErrTooLarge = errors.New("file too large")
+)
