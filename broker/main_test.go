@@ -1,0 +1,19 @@
+package broker_test
+
+import (
+	"os"
+	"testing"
+)
+
+// TestMain points XDG_STATE_HOME at a temporary directory: the broker never
+// touches per-user state, and these tests make sure of it.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "broker-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
