@@ -138,4 +138,11 @@ type Result struct {
 	DurationMS      int64     `json:"duration_ms"`
 	LogPath         string    `json:"log_path,omitempty"` // results/ID.log
 	WrittenHash     string    `json:"written_hash,omitempty"`
+
+	// Filled in by (*Claim).Complete from the claimed request, so that a
+	// finished request can be listed and joined without its request file.
+	Kind      Kind      `json:"kind,omitempty"`
+	Summary   string    `json:"summary,omitempty"` // Summarize(request), escaped
+	Session   string    `json:"session,omitempty"`
+	Requested time.Time `json:"requested,omitzero"` // the request's Created
 }
