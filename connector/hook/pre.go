@@ -1,0 +1,120 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+)
+
+// PreToolUse decides one tool call before the agent runs it: allow (after
+// saving the originals of the files it writes), deny with the policy's
+// reasons, or escalate to a human and wait. An error means the hook could
+// not decide; the adapter must fail closed on it.
+func (c *Core) PreToolUse(ctx context.Context, call *Call) (*Outcome, error) {
+	d := c.Classify(call)
+	switch d.Decision {
+	case policy.Allow:
+		return c.allow(ctx, call, d)
+	case policy.Deny:
+		out := &Outcome{Verdict: Deny, Reason: policyDenial(d), Decision: d}
+		return out, c.record(ctx, call, "hook.deny", d, "")
+	case policy.Escalate:
+		return c.escalate(ctx, call, d)
+	}
+	return nil, fmt.Errorf("bug: policy returned tier %v", d.Decision)
+}
+
+func (c *Core) allow(ctx context.Context, call *Call, d policy.Decision) (*Outcome, error) {
+	if call.Action == Write && c.Originals != nil {
+		for _, p := range call.Paths {
+			if err := c.Originals.Save(p, call.Session, call.ToolUseID); err != nil {
+				return nil, fmt.Errorf("keeping the original of %s: %w", p, err)
+			}
+		}
+	}
+	v := Allow
+	if c.Options.DeferAllow {
+		v = Defer
+	}
+	return &Outcome{Verdict: v, Decision: d}, nil
+}
+
+func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Outcome, error) {
+	req, why := c.request(call, d)
+	if req == nil {
+		out := &Outcome{Verdict: Deny, Reason: notEscalable(d, why), Decision: d}
+		return out, c.record(ctx, call, "hook.deny", d, "")
+	}
+	q, err := c.Queue()
+	if err != nil {
+		return nil, fmt.Errorf("opening the escalation queue: %w", err)
+	}
+	id, joined, err := q.Submit(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("submitting the request: %w", err)
+	}
+	c.logger().Info("escalated", "id", id, "joined", joined, "tool", call.Tool)
+	if err := c.record(ctx, call, "hook.escalate", d, id); err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.wait())
+	defer cancel()
+	res, err := q.Wait(wctx, id)
+	switch {
+	case err == nil:
+		return &Outcome{Verdict: Deny, Reason: c.finished(call, res), Decision: d, RequestID: id, Result: res}, nil
+	case wctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+		return &Outcome{Verdict: Deny, Reason: pending(id), Decision: d, RequestID: id}, nil
+	}
+	return nil, fmt.Errorf("waiting for request %s: %w", id, err)
+}
+
+// request turns an escalated call into a queue request, or returns nil
+// and why when the broker could not carry the call out.
+func (c *Core) request(call *Call, d policy.Decision) (*queue.Request, string) {
+	req := &queue.Request{
+		Cwd: call.Cwd, Source: call.Source, Agent: call.Agent, Session: call.Session,
+		Justification: call.Justification, PolicyReasons: d.Reasons,
+	}
+	switch call.Action {
+	case Shell:
+		req.Kind, req.Shell = queue.KindShell, &queue.ShellPayload{Shell: "bash", Script: call.Script}
+	case Write:
+		if !call.Executable || len(call.Paths) != 1 {
+			return nil, fmt.Sprintf("a %s call cannot be carried out outside the agent", call.Tool)
+		}
+		req.Kind = queue.KindWrite
+		req.Write = &queue.WritePayload{Path: call.Paths[0], Content: call.Content, Edits: call.Edits}
+	case Read:
+		if call.Tool != "Read" || len(call.Paths) != 1 {
+			return nil, fmt.Sprintf("%s cannot be approved as one read; read the specific file with Read, or run a command with Bash and a description, which goes to a human", call.Tool)
+		}
+		req.Kind, req.Read = queue.KindRead, &queue.ReadPayload{Path: call.Paths[0]}
+	case Fetch:
+		req.Kind, req.Network = queue.KindNetwork, &queue.NetworkPayload{URL: call.URL}
+	case MCPTool:
+		req.Kind, req.MCP = queue.KindMCP, &queue.MCPPayload{Tool: call.Tool, Arguments: call.Args}
+	default:
+		return nil, fmt.Sprintf("%s cannot be carried out outside the agent", call.Tool)
+	}
+	return req, ""
+}
+
+func (c *Core) record(ctx context.Context, call *Call, event string, d policy.Decision, id string) error {
+	if c.Audit == nil {
+		return nil
+	}
+	err := c.Audit.Record(ctx, Record{
+		Event: event, Agent: call.Agent, Session: call.Session, ToolUseID: call.ToolUseID,
+		Tool: call.Tool, Subject: Subject(call), Decision: d.Decision.String(),
+		Reasons: strings.Join(d.Reasons, "; "), RequestID: id,
+	})
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
