@@ -104,7 +104,7 @@ func Invisible(r rune) bool {
 
 // blankLooking are assigned, non-format characters that render as nothing.
 var blankLooking = map[rune]bool{
-	0x034f: true, // combining grapheme joiner
+	0x034f: true,                                           // combining grapheme joiner
 	0x115f: true, 0x1160: true, 0x3164: true, 0xffa0: true, // Hangul fillers
 	0x17b4: true, 0x17b5: true, // Khmer inherent vowels
 	0x2800: true, // braille pattern blank
