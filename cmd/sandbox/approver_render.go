@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+)
+
+// renderOptions shape how much of a request is printed.
+type renderOptions struct {
+	folder   string // the project root, shown when watching several
+	maxLines int    // cap on payload lines (0: everything)
+	now      time.Time
+}
+
+// renderRequest writes everything the human must see about req before
+// deciding: every text the agent controls is escaped (display.Escape), and
+// the content hash identifies exactly what will run.
+func renderRequest(w io.Writer, req *queue.Request, o renderOptions) {
+	fmt.Fprintf(w, "── request %s  [%s]\n", req.ID, req.Kind)
+	if o.folder != "" {
+		field(w, "folder", o.folder)
+	}
+	renderPayload(w, req, o.maxLines)
+	field(w, "cwd", req.Cwd)
+	field(w, "source", req.Source)
+	field(w, "agent", orNone(req.Agent)+"   session "+orNone(req.Session))
+	if req.Justification != "" {
+		block(w, "why", req.Justification, o.maxLines)
+	}
+	for i, r := range req.PolicyReasons {
+		label := ""
+		if i == 0 {
+			label = "policy"
+		}
+		field(w, label, "- "+r)
+	}
+	fmt.Fprintf(w, "  %-8s %s\n", "hash", display.EscapeLine(req.Hash))
+	fmt.Fprintf(w, "  %-8s %s\n", "created", when(req.Created, o.now))
+}
+
+func renderPayload(w io.Writer, req *queue.Request, maxLines int) {
+	switch req.Kind {
+	case queue.KindShell:
+		renderShell(w, req.Shell, maxLines)
+	case queue.KindWrite:
+		renderWrite(w, req.Write, maxLines)
+	case queue.KindRead:
+		if req.Read != nil {
+			field(w, "read", req.Read.Path)
+		}
+	case queue.KindNetwork:
+		if req.Network != nil {
+			field(w, "connect", networkTarget(req.Network))
+		}
+	case queue.KindMCP:
+		if req.MCP != nil {
+			field(w, "tool", req.MCP.Tool)
+			block(w, "args", string(req.MCP.Arguments), maxLines)
+		}
+	}
+}
+
+func renderShell(w io.Writer, p *queue.ShellPayload, maxLines int) {
+	if p == nil {
+		return
+	}
+	if len(p.Argv) > 0 {
+		field(w, "argv", quoteArgv(p.Argv)+"   (no shell)")
+	} else {
+		block(w, "script", p.Script, maxLines)
+		field(w, "shell", orNone(p.Shell))
+	}
+	if len(p.Stdin) > 0 {
+		block(w, "stdin", string(p.Stdin), maxLines)
+	}
+}
+
+func renderWrite(w io.Writer, p *queue.WritePayload, maxLines int) {
+	if p == nil {
+		return
+	}
+	if p.Content != nil {
+		field(w, "write", p.Path)
+		block(w, "content", *p.Content, maxLines)
+		return
+	}
+	field(w, "edit", p.Path)
+	for i, e := range p.Edits {
+		all := ""
+		if e.ReplaceAll {
+			all = " (every occurrence)"
+		}
+		fmt.Fprintf(w, "  edit %d%s\n", i+1, all)
+		block(w, "  old", e.OldString, maxLines)
+		block(w, "  new", e.NewString, maxLines)
+	}
+}
+
+// field prints one labelled line; the value is escaped onto one line.
+func field(w io.Writer, label, value string) {
+	fmt.Fprintf(w, "  %-8s %s\n", label, display.EscapeLine(value))
+}
+
+// block prints a labelled multi-line value, each line escaped and
+// indented with a bar so that the human sees where it starts and ends.
+func block(w io.Writer, label, value string, maxLines int) {
+	lines := strings.Split(value, "\n")
+	fmt.Fprintf(w, "  %-8s (%d line%s, %d bytes)\n", label, len(lines), plural(len(lines)), len(value))
+	for i, l := range lines {
+		if maxLines > 0 && i == maxLines {
+			fmt.Fprintf(w, "           ┆ … %d more lines (sandbox show for all)\n", len(lines)-i)
+			break
+		}
+		fmt.Fprintf(w, "           │ %s\n", display.EscapeLine(l))
+	}
+}
+
+// summary is one escaped line describing what req asks, for lists.
+func summary(req *queue.Request) string {
+	var s string
+	switch {
+	case req.Kind == queue.KindShell && req.Shell != nil && len(req.Shell.Argv) > 0:
+		s = quoteArgv(req.Shell.Argv)
+	case req.Kind == queue.KindShell && req.Shell != nil:
+		s = req.Shell.Script
+	case req.Kind == queue.KindWrite && req.Write != nil && req.Write.Content != nil:
+		s = "write " + req.Write.Path
+	case req.Kind == queue.KindWrite && req.Write != nil:
+		s = "edit " + req.Write.Path
+	case req.Kind == queue.KindRead && req.Read != nil:
+		s = "read " + req.Read.Path
+	case req.Kind == queue.KindNetwork && req.Network != nil:
+		s = "connect " + networkTarget(req.Network)
+	case req.Kind == queue.KindMCP && req.MCP != nil:
+		s = "mcp " + req.MCP.Tool
+	}
+	return display.Truncate(display.EscapeLine(s), 160)
+}
+
+func networkTarget(n *queue.NetworkPayload) string {
+	if n.URL != "" {
+		return n.URL
+	}
+	return n.Host + ":" + strconv.Itoa(n.Port)
+}
+
+// quoteArgv writes argv as a shell would need it typed, so that argument
+// boundaries are visible ("a b" is one argument).
+func quoteArgv(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func when(t, now time.Time) string {
+	s := t.Local().Format("2006-01-02 15:04:05")
+	if !now.IsZero() && now.After(t) {
+		s += " (" + now.Sub(t).Round(time.Second).String() + " ago)"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
