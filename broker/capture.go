@@ -30,7 +30,8 @@ func (c *capture) Write(p []byte) (int, error) {
 }
 
 // String returns the stream if it fits in max bytes; otherwise its head and
-// tail around a mark, at most max bytes in all, cut at UTF-8 boundaries.
+// tail around a mark, at most max bytes in all (for any max longer than the
+// mark), cut at UTF-8 boundaries.
 func (c *capture) String() (s string, truncated bool) {
 	if c.total <= int64(c.max) {
 		return string(c.head), false

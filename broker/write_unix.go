@@ -1,0 +1,165 @@
+//go:build unix
+
+package broker
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// replace writes the new content in place of t.name in its parent
+// directory, which is reached without following links.
+func (t target) replace(edit bool, change func(old []byte) ([]byte, error)) (created bool, data []byte, err error) {
+	dirfd, err := t.openParent(!edit)
+	if err != nil {
+		return false, nil, err
+	}
+	defer unix.Close(dirfd)
+	cur, err := statAt(dirfd, t.name)
+	if err != nil {
+		return false, nil, err
+	}
+	var old []byte
+	if edit {
+		if !cur.exists {
+			return false, nil, ErrNoFile
+		}
+		if old, err = readAt(dirfd, t.name, cur); err != nil {
+			return false, nil, err
+		}
+	}
+	if data, err = change(old); err != nil {
+		return false, nil, err
+	}
+	return !cur.exists, data, commitAt(dirfd, t.name, data, cur)
+}
+
+// fileInfo is what the target was before the write.
+type fileInfo struct {
+	exists   bool
+	mode     uint32 // permission bits to keep
+	uid, gid int
+	dev, ino uint64
+}
+
+// statAt describes name in dirfd without following it: absent, or a
+// regular file. A link or anything else is refused.
+func statAt(dirfd int, name string) (fileInfo, error) {
+	var st unix.Stat_t
+	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if errors.Is(err, unix.ENOENT) {
+		return fileInfo{mode: NewFileMode, uid: -1, gid: -1}, nil
+	}
+	if err != nil {
+		return fileInfo{}, err
+	}
+	switch uint32(st.Mode) & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFLNK:
+		return fileInfo{}, fmt.Errorf("%w: the target is a link", ErrSymlink)
+	default:
+		return fileInfo{}, ErrNotRegular
+	}
+	return fileInfo{
+		exists: true, mode: uint32(st.Mode) & 0o1777,
+		uid: int(st.Uid), gid: int(st.Gid), dev: uint64(st.Dev), ino: uint64(st.Ino),
+	}, nil
+}
+
+// readAt reads the file that statAt described, checking that the file
+// opened is that one and has a single link.
+func readAt(dirfd int, name string, cur fileInfo) (data []byte, err error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	switch {
+	case uint64(st.Dev) != cur.dev || uint64(st.Ino) != cur.ino || uint32(st.Mode)&unix.S_IFMT != unix.S_IFREG:
+		return nil, fmt.Errorf("%w: the file changed while it was checked", ErrNotRegular)
+	case uint64(st.Nlink) != 1:
+		return nil, ErrHardLink
+	case st.Size > MaxEditSize:
+		return nil, ErrTooLarge
+	}
+	data, err = io.ReadAll(io.LimitReader(f, MaxEditSize+1))
+	if err == nil && len(data) > MaxEditSize {
+		err = ErrTooLarge
+	}
+	return data, err
+}
+
+// commitAt writes data to a new temporary file in dirfd and renames it
+// over name. A link planted at name after the check is replaced, never
+// followed.
+func commitAt(dirfd int, name string, data []byte, cur fileInfo) error {
+	tmp, err := writeTempAt(dirfd, data, cur)
+	if err != nil {
+		return err
+	}
+	if err := unix.Renameat(dirfd, tmp, dirfd, name); err != nil {
+		unix.Unlinkat(dirfd, tmp, 0)
+		return fmt.Errorf("rename into place: %w", err)
+	}
+	if err := unix.Fsync(dirfd); err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
+}
+
+// writeTempAt creates a temporary file in dirfd holding data, with cur's
+// mode (and owner, when the broker runs as root), synced to disk.
+func writeTempAt(dirfd int, data []byte, cur fileInfo) (tmp string, err error) {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp = ".sandbox-write-" + hex.EncodeToString(rnd[:])
+	fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("temporary file: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil {
+			unix.Unlinkat(dirfd, tmp, 0)
+			err = fmt.Errorf("temporary file: %w", err)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return "", err
+	}
+	if os.Geteuid() == 0 {
+		keepOwner(dirfd, fd, cur)
+	}
+	if err = unix.Fchmod(fd, cur.mode); err != nil {
+		return "", err
+	}
+	return tmp, f.Sync()
+}
+
+// keepOwner gives the new file the old file's owner, or the directory's
+// for a new file, so that a broker running as root leaves no root-owned
+// files in the user's tree. Best effort.
+func keepOwner(dirfd, fd int, cur fileInfo) {
+	if !cur.exists {
+		var st unix.Stat_t
+		if unix.Fstat(dirfd, &st) != nil {
+			return
+		}
+		cur.uid, cur.gid = int(st.Uid), int(st.Gid)
+	}
+	unix.Fchown(fd, cur.uid, cur.gid)
+}
