@@ -1,0 +1,87 @@
+// Package jailspec holds the plain data that the launcher hands to an OS
+// jail (jail_linux, jail_windows) and the answers it gets back: what to
+// start and how to confine it (Spec), what the machine can enforce
+// (Report), and the running jail (Process). It imports nothing of ours, so
+// that the jails can implement the launcher's Jail interface without
+// importing the launcher.
+package jailspec
+
+import (
+	"io"
+	"log/slog"
+)
+
+// Spec is one jailed command, fully resolved by the launcher: absolute
+// paths, the complete environment, and the layers to enforce. A jail
+// applies exactly what Enforce asks and fails closed when it cannot.
+type Spec struct {
+	Argv []string // CMD and its arguments; Argv[0] is looked up on Env's PATH inside the jail
+	Env  []string // the complete environment of CMD
+	Dir  string   // working directory of CMD (absolute)
+
+	Stdin  io.Reader // nil: the null device
+	Stdout io.Writer // nil: the null device
+	Stderr io.Writer // nil: the null device
+
+	FS      FS
+	Net     Net
+	Limits  Limits
+	Enforce Enforce
+
+	// Logger receives debug lines about the set-up; nil discards them.
+	Logger *slog.Logger
+}
+
+// FS says what the jail may read and write. Everything not hidden is
+// readable; only the Writable trees are writable, minus ReadOnly.
+type FS struct {
+	// Writable lists directory trees (and single files) the jail may
+	// write: the project, the temp dir, the agent's own config dirs.
+	Writable []string
+	// ReadOnly lists paths inside Writable trees that stay read-only:
+	// the project's .sandbox/, .git/hooks, agent configuration files.
+	// Paths that do not exist are skipped (the jail cannot protect a
+	// name that does not exist yet without also denying its parent).
+	ReadOnly []string
+	// WritableHoles lists directories inside ReadOnly that stay writable
+	// (.sandbox/escalations/tmp and pending). Holes that share a parent
+	// are kept on one mount so that rename(2) between them works.
+	WritableHoles []string
+	// Hidden lists trees the jail may neither read nor write (the
+	// per-user state dir).
+	Hidden []string
+}
+
+// Net says how the jail reaches the network: only through the
+// supervisor's HTTP proxy.
+type Net struct {
+	// ProxyPort is the TCP port of the proxy as the jail sees it on
+	// 127.0.0.1. With a network namespace the jail's init listens on it
+	// inside and hands the listening socket to the supervisor (see
+	// Process.ProxyListener); without one it is the supervisor's own
+	// port and Landlock allows TCP connect to it alone.
+	ProxyPort int
+}
+
+// Limits are the cgroup limits; zero means no limit.
+type Limits struct {
+	MemoryBytes int64   // memory.max / memory.limit_in_bytes (swap included)
+	Pids        int64   // pids.max
+	CPUs        float64 // CPU quota in cores (1.5 = 150 ms per 100 ms)
+}
+
+// IsZero reports whether no limit is set.
+func (l Limits) IsZero() bool { return l == Limits{} }
+
+// Enforce lists the layers to apply. The launcher sets each from the
+// jail's Report and the user's --allow-degraded; a layer asked for but not
+// applicable is an error from Start, never a silent skip.
+type Enforce struct {
+	Cgroup     bool // put the jail in a fresh cgroup with Limits; kill it whole at the end
+	Landlock   bool // file-system (and, without NetNS, TCP) rules and IPC scoping
+	Seccomp    bool // the syscall filter
+	NoNewPrivs bool // no_new_privs and an empty capability bounding set
+	MountNS    bool // read-only binds over ReadOnly, tmpfs over Hidden, private /proc
+	PidNS      bool // the jail's init is pid 1: the jail dies with it
+	NetNS      bool // loopback only; the proxy is brought in
+}
