@@ -1,0 +1,149 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+)
+
+// Read calls fn for every record with Seq > after, in log order (every
+// *.jsonl file in name order), as the log is now. Lines that are not
+// records are skipped: Verify, not Read, judges the log. With a key, each
+// record's Authentic says whether its HMAC checks out.
+func Read(ctx context.Context, f folder.Folder, key []byte, after uint64, fn func(Record) error) error {
+	return newTailer(f, key, after).poll(ctx, fn)
+}
+
+// Follow is Read, then waits for new records until ctx ends (returning
+// ctx.Err()) or fn fails. It wakes on fsnotify events in the audit dir
+// and, as a fallback where notification is unavailable, polls.
+func Follow(ctx context.Context, f folder.Folder, key []byte, after uint64, fn func(Record) error) error {
+	t := newTailer(f, key, after)
+	var events <-chan fsnotify.Event
+	every := 250 * time.Millisecond
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		defer w.Close()
+		if w.Add(f.Audit()) == nil {
+			events, every = w.Events, 2*time.Second
+		}
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if err := t.poll(ctx, fn); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-events:
+		case <-tick.C:
+		}
+	}
+}
+
+// tailer remembers how far each file has been read.
+type tailer struct {
+	dir     string
+	sig     *signer
+	after   uint64
+	offsets map[string]int64
+}
+
+func newTailer(f folder.Folder, key []byte, after uint64) *tailer {
+	t := &tailer{dir: f.Audit(), after: after, offsets: map[string]int64{}}
+	if len(key) > 0 {
+		t.sig = newSigner(key)
+	}
+	return t
+}
+
+// poll reads the complete lines added to every file since the last poll.
+func (t *tailer) poll(ctx context.Context, fn func(Record) error) error {
+	files, err := listFiles(t.dir)
+	if err != nil {
+		return err
+	}
+	for _, lf := range files {
+		if lf.size < 0 {
+			continue
+		}
+		if err := t.readFile(ctx, lf.name, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tailer) readFile(ctx context.Context, name string, fn func(Record) error) error {
+	fh, err := openRegular(filepath.Join(t.dir, name), os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return fmt.Errorf("audit: stat %s: %w", name, err)
+	}
+	off := t.offsets[name]
+	if fi.Size() < off {
+		off = 0 // the file shrank: it was rewritten; read it again
+	}
+	lr := newLineReader(io.NewSectionReader(fh, off, fi.Size()-off), off, 1)
+	for {
+		li, err := lr.next()
+		if errors.Is(err, io.EOF) || (err == nil && !li.newline) {
+			break // a line still being written waits for the next poll
+		}
+		if err != nil {
+			return fmt.Errorf("audit: read %s: %w", name, err)
+		}
+		off = li.off + li.size + 1
+		if err := t.emit(ctx, &li, fn); err != nil {
+			t.offsets[name] = off
+			return err
+		}
+	}
+	t.offsets[name] = off
+	return nil
+}
+
+func (t *tailer) emit(ctx context.Context, li *lineInfo, fn func(Record) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rec, ok := t.decode(li)
+	if !ok || rec.Seq <= t.after {
+		return nil
+	}
+	return fn(rec)
+}
+
+// decode turns a line into a Record when it has a record's frame and
+// decodes as one.
+func (t *tailer) decode(li *lineInfo) (Record, bool) {
+	if li.long {
+		return Record{}, false
+	}
+	p, ok := parseLine(li.b)
+	if !ok {
+		return Record{}, false
+	}
+	var rec Record
+	if err := json.Unmarshal(li.b, &rec); err != nil || rec.Seq != p.seq {
+		return Record{}, false
+	}
+	if t.sig != nil {
+		_, mac := t.sig.sums(p.prefix)
+		rec.Authentic = mac == p.mac
+	}
+	return rec, true
+}

@@ -1,0 +1,126 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// logFile is one *.jsonl file as it was when Verify took its snapshot.
+type logFile struct {
+	name string // base name
+	rel  string // relative to the project root, for reports
+	size int64
+}
+
+// Verify checks f's audit log against the per-user key and anchored head
+// in st and names the first bad record. An error means Verify could not
+// run (no key, unreadable directory); a bad log is a Report with OK false.
+func Verify(f folder.Folder, st *userstate.State) (*Report, error) {
+	anchors, err := newAnchorStore(st, f.Root)
+	if err != nil {
+		return nil, err
+	}
+	files, anchor, anchorErr, err := snapshot(f, anchors)
+	if err != nil {
+		return nil, err
+	}
+	s := newScanner(st.Key, anchor)
+	if anchorErr != nil {
+		s.rep.add(Problem{Kind: KindAnchor, Message: anchorErr.Error()})
+	}
+	for i, lf := range files {
+		s.rep.Files = append(s.rep.Files, lf.rel)
+		if err := s.scanFile(filepath.Join(f.Audit(), lf.name), lf, i == len(files)-1); err != nil {
+			return nil, err
+		}
+	}
+	s.finish(anchorErr == nil)
+	return s.rep, nil
+}
+
+// snapshot reads the anchor, then the files' sizes, under a shared lock when
+// the lock file exists, so that the log read is at least as long as the
+// anchored head and no append is half-done. An anchor that cannot be
+// trusted is returned as anchorErr: a finding, not a failure to verify.
+func snapshot(f folder.Folder, anchors *anchorStore) (files []logFile, a *point, anchorErr, err error) {
+	if lk, lerr := openRegular(filepath.Join(f.Audit(), lockFile), os.O_RDONLY, 0); lerr == nil {
+		l := &fileLock{f: lk}
+		defer l.close()
+		if err := l.acquire(false, defaultOptions().lockTimeout); err != nil {
+			return nil, nil, nil, err
+		}
+		defer l.release()
+	}
+	p, ok, err := anchors.read()
+	switch {
+	case errors.Is(err, ErrBadAnchor):
+		anchorErr = err
+	case err != nil:
+		return nil, nil, nil, err
+	case ok:
+		a = &p
+	}
+	files, err = listFiles(f.Audit())
+	return files, a, anchorErr, err
+}
+
+// listFiles returns the *.jsonl files of the audit dir in name order; a
+// file that is not regular has size -1.
+func listFiles(dir string) ([]logFile, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("audit dir: %w", err)
+	}
+	var files []logFile
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		lf := logFile{name: e.Name(), rel: filepath.Join(folder.DirName, "audit", e.Name())}
+		if fi, err := os.Lstat(filepath.Join(dir, e.Name())); err == nil && fi.Mode().IsRegular() {
+			lf.size = fi.Size()
+		} else {
+			lf.size = -1 // reported by scanFile
+		}
+		files = append(files, lf)
+	}
+	return files, nil
+}
+
+// scanFile feeds the lines of one file, up to its snapshot size, to s.
+func (s *scanner) scanFile(path string, lf logFile, last bool) error {
+	if lf.size < 0 {
+		s.rep.add(Problem{File: lf.rel, Kind: KindMalformed, Message: "not a regular file"})
+		return nil
+	}
+	fh, err := openRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	s.file = lf.rel
+	s.firstOfFile = true
+	lr := newLineReader(io.LimitReader(fh, lf.size), 0, 1)
+	for {
+		li, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		s.line(&li, last && !li.newline)
+		s.firstOfFile = false
+	}
+}
