@@ -5,3 +5,73 @@
 // and audits the outcome. `sandbox watch`, `sandbox approve/deny`, the
 // dashboard and CI mode all decide through it.
 package approver
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+)
+
+// DefaultMaxRead caps what an approved read returns (the result shows at
+// most queue.DefaultOutputCap of it; the log holds it all).
+const DefaultMaxRead = 1 << 20
+
+// Options configure New. Queue, Audit and Identity are required.
+type Options struct {
+	Queue    *queue.Queue
+	Audit    audit.Appender
+	Memory   Memory // remembered decisions; nil: none
+	Identity Identity
+	// EnvPass is the policy's environment pass-list for the broker.
+	EnvPass []string
+	// Timeout bounds one execution (default: the broker's, 10 min).
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// Approver decides requests of one folder and executes what it approves.
+// It is safe for concurrent use.
+type Approver struct {
+	q       *queue.Queue
+	f       folder.Folder
+	audit   audit.Appender
+	memory  Memory
+	id      Identity
+	envPass []string
+	timeout time.Duration
+	log     *slog.Logger
+
+	// afterClaim, when set (tests), runs between the claim and execution.
+	afterClaim func(c *queue.Claim)
+}
+
+// New returns an Approver for opts.Queue's folder.
+func New(opts Options) (*Approver, error) {
+	if opts.Queue == nil || opts.Audit == nil {
+		return nil, errors.New("approver: a queue and an audit log are required")
+	}
+	if opts.Identity.User == "" || opts.Identity.Surface == "" {
+		return nil, errors.New("approver: identity needs a user and a surface")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Approver{
+		q: opts.Queue, f: opts.Queue.Folder(), audit: opts.Audit, memory: opts.Memory,
+		id: opts.Identity, envPass: opts.EnvPass, timeout: opts.Timeout, log: log,
+	}, nil
+}
+
+// Identity is who this approver decides as.
+func (a *Approver) Identity() Identity { return a.id }
+
+// Queue is the queue this approver decides on.
+func (a *Approver) Queue() *queue.Queue { return a.q }
+
+func (a *Approver) actor(who Identity) string { return "approver:" + who.Surface }

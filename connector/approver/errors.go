@@ -13,12 +13,18 @@ var (
 	ErrNotFound = errors.New("no such request")
 	// ErrBadID: the id does not have the request id format.
 	ErrBadID = errors.New("invalid request id")
-	// ErrAuditRefused: the intent could not be written to the audit log,
-	// so the action was refused and nothing ran.
+	// ErrAuditRefused: a record could not be written to the audit log, so
+	// the action it announced was refused and nothing ran.
 	ErrAuditRefused = errors.New("refused: the audit log cannot be written")
-	// ErrDeniedBeforeStart: a deny reached the gate before the approver did.
+	// ErrDeniedBeforeStart: a deny reached the request before this
+	// approval started it; it was not run.
 	ErrDeniedBeforeStart = errors.New("denied by another approver before it started")
-	// ErrNotRegular: a file is a link or not a regular file.
+	// ErrNoMemory: "approve always" without a remembered-decisions store.
+	ErrNoMemory = errors.New("remembered decisions are not available here")
+	// ErrNotRemembered: the request was approved and run once, but the
+	// remembered decision could not be stored.
+	ErrNotRemembered = errors.New("approved once; the remembered decision was not stored")
+	// ErrNotRegular: a file to read is a link or not a regular file.
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrTooLarge: a file is larger than its cap.
 	ErrTooLarge = errors.New("file too large")

@@ -1,10 +1,6 @@
 package approver
 
-import (
-	"os"
-	"os/user"
-	"strconv"
-)
+import "github.com/sandbox-dev/sandbox/connector/queue"
 
 // Surfaces through which a decision is taken.
 const (
@@ -21,27 +17,11 @@ type Identity struct {
 	Surface string
 }
 
-// CurrentUser returns user@host for the running process, falling back to
-// the numeric uid and "localhost" when the names are unknown.
-func CurrentUser() string {
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	if name == "" {
-		name = os.Getenv("USER")
-	}
-	if name == "" {
-		name = "uid" + strconv.Itoa(os.Getuid())
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return name + "@" + host
+// NewIdentity is the current user (user@host) deciding through surface.
+func NewIdentity(surface string) Identity {
+	return Identity{User: queue.LocalUser(), Surface: surface}
 }
 
-// NewIdentity is the current user deciding through surface.
-func NewIdentity(surface string) Identity {
-	return Identity{User: CurrentUser(), Surface: surface}
+func (who Identity) queueApprover() queue.Approver {
+	return queue.Approver{User: who.User, Surface: who.Surface}
 }
