@@ -1,0 +1,161 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sandbox-dev/sandbox/connector/hook"
+	"github.com/sandbox-dev/sandbox/connector/install"
+)
+
+// Opener opens the hook core of the project that holds cwd.
+type Opener func(ctx context.Context, cwd string) (*hook.Core, error)
+
+// Run answers one hook event read from stdin, writing the answer (if any)
+// to stdout. On any error the caller must exit 2 with the error as one
+// line on stderr: that is the only failure mode these agents treat as a
+// refusal. A panic is turned into an error here.
+func Run(ctx context.Context, p Profile, stdin io.Reader, stdout io.Writer, open Opener) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bug: panic in sandbox hook %s: %v", p.Name, r)
+		}
+	}()
+	in, err := ReadInput(stdin)
+	if err != nil {
+		return err
+	}
+	cwd, err := eventDir(in)
+	if err != nil {
+		return err
+	}
+	switch in.HookEventName {
+	case PreToolUse, PostToolUse, SessionStart:
+	default:
+		return fmt.Errorf("%q: %w", in.HookEventName, ErrUnknownEvent)
+	}
+	core, err := open(ctx, cwd)
+	if err != nil {
+		return err
+	}
+	switch in.HookEventName {
+	case PreToolUse:
+		return pre(ctx, p, core, in, cwd, stdout)
+	case PostToolUse:
+		return post(ctx, p, core, in, cwd)
+	}
+	brief := p.Brief
+	brief.MCP = brief.MCP || mcpInstalled(core)
+	return WriteOutput(stdout, &Output{HookSpecificOutput: &Specific{
+		HookEventName: SessionStart, AdditionalContext: core.Brief(brief)}})
+}
+
+// eventDir is the event's working directory, which must be absolute.
+func eventDir(in *Input) (string, error) {
+	if in.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("hook event has no cwd: %w", err)
+		}
+		return wd, nil
+	}
+	if !filepath.IsAbs(in.Cwd) {
+		return "", fmt.Errorf("hook event cwd %q is not absolute: %w", in.Cwd, ErrBadInput)
+	}
+	return filepath.Clean(in.Cwd), nil
+}
+
+func toCall(p Profile, in *Input, cwd string) (*hook.Call, error) {
+	if in.ToolName == "" {
+		return nil, fmt.Errorf("%s event has no tool_name: %w", in.HookEventName, ErrBadInput)
+	}
+	call := &hook.Call{Agent: p.Name, Source: p.Source, Session: in.SessionID,
+		ToolUseID: in.ToolUseID, Cwd: cwd, Tool: in.ToolName}
+	if err := p.MapTool(in.ToolName, in.ToolInput, call); err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+func pre(ctx context.Context, p Profile, core *hook.Core, in *Input, cwd string, w io.Writer) error {
+	call, err := toCall(p, in, cwd)
+	if err != nil {
+		return err
+	}
+	out, err := core.PreToolUse(ctx, call)
+	if err != nil {
+		return err
+	}
+	if ans := answer(p, out); ans != nil {
+		return WriteOutput(w, ans)
+	}
+	return nil
+}
+
+// answer renders an outcome; nil means print nothing.
+func answer(p Profile, out *hook.Outcome) *Output {
+	switch out.Verdict {
+	case hook.Allow:
+		if !p.AllowJSON {
+			return nil
+		}
+		return &Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "allow"}}
+	case hook.Defer:
+		return nil
+	}
+	reason := out.Reason
+	if reason == "" {
+		reason = "sandbox: denied."
+	}
+	return &Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "deny",
+		PermissionDecisionReason: reason}}
+}
+
+func post(ctx context.Context, p Profile, core *hook.Core, in *Input, cwd string) error {
+	call, err := toCall(p, in, cwd)
+	if err != nil {
+		return err
+	}
+	return core.PostToolUse(ctx, call, responseOutcome(in.ToolResponse))
+}
+
+// responseOutcome summarises a tool_response for the audit log.
+func responseOutcome(raw json.RawMessage) string {
+	var r struct {
+		Stdout      *string `json:"stdout"`
+		Stderr      string  `json:"stderr"`
+		Interrupted bool    `json:"interrupted"`
+		ExitCode    *int    `json:"exit_code"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return "done"
+	}
+	var parts []string
+	switch {
+	case r.Interrupted:
+		parts = append(parts, "interrupted")
+	case r.ExitCode != nil:
+		parts = append(parts, fmt.Sprintf("exit code %d", *r.ExitCode))
+	default:
+		parts = append(parts, "done")
+	}
+	if r.Stdout != nil {
+		parts = append(parts, fmt.Sprintf("stdout %d bytes, stderr %d bytes", len(*r.Stdout), len(r.Stderr)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// mcpInstalled reports whether `sandbox init --mcp` wired the MCP server.
+func mcpInstalled(core *hook.Core) bool {
+	m, err := install.LoadManifest(core.Folder)
+	if err != nil {
+		return false
+	}
+	_, ok := m["mcp"]
+	return ok
+}

@@ -1,0 +1,75 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Hook events this package answers.
+const (
+	PreToolUse   = "PreToolUse"
+	PostToolUse  = "PostToolUse"
+	SessionStart = "SessionStart"
+)
+
+// MaxInput caps the event read from stdin (a Write carries the whole file).
+const MaxInput = 32 << 20
+
+// Input is the event on stdin. Unknown fields are ignored.
+type Input struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	AgentID        string          `json:"agent_id"`
+	Source         string          `json:"source"`
+}
+
+// Output is the JSON answer on stdout.
+type Output struct {
+	HookSpecificOutput *Specific `json:"hookSpecificOutput,omitempty"`
+}
+
+// Specific is hookSpecificOutput.
+type Specific struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+}
+
+// ReadInput decodes one event, refusing oversize or malformed input and
+// events without a name.
+func ReadInput(r io.Reader) (*Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the hook event from stdin: %w", err)
+	}
+	if len(data) > MaxInput {
+		return nil, fmt.Errorf("hook event larger than %d bytes: %w", MaxInput, ErrBadInput)
+	}
+	var in Input
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("hook event is not valid JSON (%v): %w", err, ErrBadInput)
+	}
+	if in.HookEventName == "" {
+		return nil, fmt.Errorf("hook event has no hook_event_name: %w", ErrBadInput)
+	}
+	return &in, nil
+}
+
+// WriteOutput encodes out on one line, without HTML escaping.
+func WriteOutput(w io.Writer, out *Output) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("writing the hook answer: %w", err)
+	}
+	return nil
+}
