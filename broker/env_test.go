@@ -3,6 +3,7 @@
 package broker_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,5 +87,19 @@ func TestRunEnvironmentNeverReachesTheChild(t *testing.T) {
 				t.Error("a start-up file or function ran")
 			}
 		})
+	}
+}
+
+// TestRunNilEnvIsScrubbed: without an Env, Run scrubs its own environment.
+func TestRunNilEnvIsScrubbed(t *testing.T) {
+	t.Setenv("LD_PRELOAD", "/nonexistent/evil.so")
+	t.Setenv("GIT_DIR", "/tmp/evil")
+	oc, err := broker.Run(context.Background(), broker.Spec{Root: t.TempDir(), Argv: []string{"env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(oc.Stdout, "LD_PRELOAD") || strings.Contains(oc.Stdout, "GIT_DIR") ||
+		!strings.Contains(oc.Stdout, "PATH="+broker.DefaultPATH+"\n") {
+		t.Errorf("environment:\n%s", oc.Stdout)
 	}
 }

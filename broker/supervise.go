@@ -19,8 +19,11 @@ func (p *proc) finish(ctx context.Context, s Spec, o *output) (oc Outcome, err e
 		return oc, fmt.Errorf("bug: broker: no process state after wait: %v", waitErr)
 	}
 	oc.ExitCode, oc.Signal = exitStatus(p.cmd.ProcessState)
-	if timedOut {
+	switch {
+	case timedOut:
 		o.note("timed out after %s; process group killed", s.Timeout)
+	case ctxErr != nil:
+		o.note("cancelled (%v); process group killed", ctxErr)
 	}
 	o.fill(&oc)
 	if ctxErr != nil {
