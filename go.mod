@@ -2,7 +2,10 @@ module github.com/sandbox-dev/sandbox
 
 go 1.26.0
 
-require github.com/fsnotify/fsnotify v1.10.1
+require (
+	github.com/fsnotify/fsnotify v1.10.1
+	golang.org/x/sys v0.50.0
+)
 
 require (
 	github.com/cilium/ebpf v0.16.0 // indirect
@@ -23,7 +26,6 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/exp v0.0.0-20241108190413-2d47ceb2692f // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	google.golang.org/protobuf v1.35.2 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
