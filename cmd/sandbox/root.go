@@ -15,6 +15,13 @@ import (
 // order `sandbox help` shows them.
 var commands = []func() *cobra.Command{
 	newDoctorCmd,
+	newWatchCmd,
+	newListCmd,
+	newShowCmd,
+	newApproveCmd,
+	newDenyCmd,
+	newResultCmd,
+	newRequestCmd,
 	newVersionCmd,
 }
 

@@ -8,7 +8,10 @@ package approver
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"log/slog"
 	"time"
 
@@ -58,12 +61,16 @@ func New(opts Options) (*Approver, error) {
 	if opts.Identity.User == "" || opts.Identity.Surface == "" {
 		return nil, errors.New("approver: identity needs a user and a surface")
 	}
+	f := opts.Queue.Folder()
+	if err := ensureDir(f.Results()); err != nil {
+		return nil, err
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Approver{
-		q: opts.Queue, f: opts.Queue.Folder(), audit: opts.Audit, memory: opts.Memory,
+		q: opts.Queue, f: f, audit: opts.Audit, memory: opts.Memory,
 		id: opts.Identity, envPass: opts.EnvPass, timeout: opts.Timeout, log: log,
 	}, nil
 }
@@ -75,3 +82,20 @@ func (a *Approver) Identity() Identity { return a.id }
 func (a *Approver) Queue() *queue.Queue { return a.q }
 
 func (a *Approver) actor(who Identity) string { return "approver:" + who.Surface }
+
+// ensureDir creates dir (results/) when missing and refuses anything but
+// a real directory there: a link planted in its place would send the
+// broker's logs elsewhere.
+func ensureDir(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("approver: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("approver: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("approver: %s: %w", dir, ErrNotRegular)
+	}
+	return nil
+}

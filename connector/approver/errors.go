@@ -25,7 +25,7 @@ var (
 	// remembered decision could not be stored.
 	ErrNotRemembered = errors.New("approved once; the remembered decision was not stored")
 	// ErrNotRegular: a file to read is a link or not a regular file.
-	ErrNotRegular = errors.New("not a regular file")
+	ErrNotRegular = errors.New("not a regular file (or directory)")
 	// ErrTooLarge: a file is larger than its cap.
 	ErrTooLarge = errors.New("file too large")
 )

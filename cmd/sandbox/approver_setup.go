@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// approverEnv is everything one folder's approver needs, opened together.
+type approverEnv struct {
+	f     folder.Folder
+	q     *queue.Queue
+	audit *audit.Log
+	ap    *approver.Approver
+}
+
+// openApprover opens f's queue and audit log with the per-user state and
+// returns an approver deciding as the current user through surface.
+func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approverEnv, error) {
+	st, err := userstate.Open(true)
+	if err != nil {
+		return nil, err
+	}
+	q, err := queue.Open(f, queue.WithLogger(logger))
+	if err != nil {
+		return nil, err
+	}
+	lg, err := audit.Open(f, st, audit.WithLogger(logger))
+	if err != nil {
+		q.Close()
+		return nil, err
+	}
+	ap, err := approver.New(approver.Options{
+		Queue: q, Audit: lg, Identity: approver.NewIdentity(surface), Logger: logger,
+	})
+	if err != nil {
+		lg.Close()
+		q.Close()
+		return nil, err
+	}
+	return &approverEnv{f: f, q: q, audit: lg, ap: ap}, nil
+}
+
+func (e *approverEnv) Close() error {
+	return errors.Join(e.audit.Close(), e.q.Close())
+}
+
+// stderrLogger reports warnings and errors of the libraries on w.
+func stderrLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+)
+
+// recoverEvery is the slow tick at which watch looks at the queues even
+// without a notification (expiry, approvers that died). Idle otherwise.
+const recoverEvery = 10 * time.Second
+
+// errStop ends a wait because what it waited for no longer holds (the
+// request shown was decided elsewhere, or one arrived while idle).
+var errStop = errors.New("stop waiting")
+
+// watchFolder is one folder watched by `sandbox watch`.
+type watchFolder struct {
+	env     *approverEnv
+	changes <-chan struct{}
+}
+
+// pendingItem is one pending request on screen.
+type pendingItem struct {
+	wf  *watchFolder
+	req *queue.Request
+}
+
+func (it pendingItem) group() string {
+	return it.wf.env.f.Root + "\x00" + it.req.Agent + "\x00" + it.req.Session
+}
+
+// watchSession is the state of one `sandbox watch`: the requests pending
+// in every folder, grouped by folder and session, and the human's input.
+type watchSession struct {
+	out     *termWriter
+	in      <-chan inputEvent
+	plain   bool
+	fd      int // the terminal in raw mode, or -1
+	folders []*watchFolder
+	changed chan struct{}
+	log     *slog.Logger
+
+	pending   []pendingItem
+	known     map[string]bool // ids already announced
+	skipped   map[string]bool
+	autoTried map[string]bool // ids whose remembered decisions were looked up
+	problems  map[string]bool // quarantine reports already shown
+	shownAt   time.Time       // keys typed before this are type-ahead
+	redraw    func()          // reprints the current prompt after a notice
+	lastGroup string
+}
+
+func (s *watchSession) setRedraw(f func()) { s.redraw = f }
+
+// merge fans the folders' change channels into s.changed.
+func (s *watchSession) merge(ctx context.Context) {
+	s.changed = make(chan struct{}, 1)
+	for _, wf := range s.folders {
+		go func(ch <-chan struct{}) {
+			for range ch {
+				select {
+				case s.changed <- struct{}{}:
+				default:
+				}
+			}
+		}(wf.changes)
+	}
+}
+
+// waitEvent returns the next input event. Meanwhile it follows the
+// queues: new requests are announced with the terminal bell, and when
+// stop reports true after a change the wait ends with errStop. Keys typed
+// before the current request was shown are dropped (type-ahead never
+// decides a request the human has not seen).
+func (s *watchSession) waitEvent(ctx context.Context, stop func() bool) (inputEvent, error) {
+	tick := time.NewTicker(recoverEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return inputEvent{}, ctx.Err()
+		case <-s.changed:
+		case <-tick.C:
+		case ev := <-s.in:
+			if ev.err != nil {
+				return ev, ev.err
+			}
+			if !s.plain && ev.at.Before(s.shownAt) {
+				continue
+			}
+			return ev, nil
+		}
+		s.refresh()
+		if stop != nil && stop() {
+			return inputEvent{}, errStop
+		}
+	}
+}
+
+// refresh reloads the pending requests of every folder and announces the
+// new ones.
+func (s *watchSession) refresh() {
+	var all []pendingItem
+	for _, wf := range s.folders {
+		reqs, problems := wf.env.q.Pending()
+		s.report(wf, problems)
+		for _, r := range reqs {
+			all = append(all, pendingItem{wf: wf, req: r})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b pendingItem) int {
+		if c := strings.Compare(a.group(), b.group()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.req.ID, b.req.ID)
+	})
+	s.pending = all
+	s.announce()
+}
+
+// announce prints one line per request not seen before, and rings the bell.
+func (s *watchSession) announce() {
+	var fresh []pendingItem
+	for _, it := range s.pending {
+		if !s.known[it.req.ID] {
+			s.known[it.req.ID] = true
+			fresh = append(fresh, it)
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	s.out.printf("\a\n")
+	for _, it := range fresh {
+		s.out.printf("+ new request %s [%s] %s  (agent %s, session %s)\n", it.req.ID, it.req.Kind,
+			queue.Summarize(it.req), display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)))
+	}
+	s.out.printf("  %d pending\n", len(s.pending))
+	if s.redraw != nil {
+		s.redraw()
+	}
+}
+
+// report shows (once) and audits the bad files the queue quarantined.
+func (s *watchSession) report(wf *watchFolder, problems []queue.Problem) {
+	for _, p := range problems {
+		key := wf.env.f.Root + "\x00" + p.String()
+		if s.problems[key] {
+			continue
+		}
+		s.problems[key] = true
+		s.out.printf("! %s\n", p.String())
+		if p.Quarantined == "" {
+			continue
+		}
+		_, err := wf.env.audit.Append(audit.Entry{
+			Actor: "approver:watch", Event: "request.quarantined", Decision: "quarantined",
+			Detail: map[string]any{"file": display.EscapeLine(p.Name), "state": string(p.State), "error": p.Err.Error()},
+		})
+		if err != nil {
+			s.log.Error("could not audit a quarantined file", "err", err)
+		}
+	}
+}
+
+// next is the first pending request not skipped.
+func (s *watchSession) next() *pendingItem {
+	for i := range s.pending {
+		if !s.skipped[s.pending[i].req.ID] {
+			return &s.pending[i]
+		}
+	}
+	return nil
+}
+
+func (s *watchSession) isPending(id string) bool {
+	return slices.ContainsFunc(s.pending, func(it pendingItem) bool { return it.req.ID == id })
+}
+
+// startInput reads the human's input: single keys from a terminal in raw
+// mode, else whole lines.
+func startInput(r io.Reader, raw bool) <-chan inputEvent {
+	ch := make(chan inputEvent)
+	if raw {
+		go readKeys(r, ch)
+	} else {
+		go readLines(r, ch)
+	}
+	return ch
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/display"
+)
+
+const watchKeys = "[a] approve once  [A] approve always  [d] deny  [s] skip  [p] policy  [q] quit"
+
+// run shows pending requests one at a time until the human quits, the
+// input ends or ctx is cancelled.
+func (s *watchSession) run(ctx context.Context) error {
+	s.refresh()
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if s.autoDecide(ctx) {
+			continue
+		}
+		var quit bool
+		var err error
+		if it := s.next(); it != nil {
+			quit, err = s.ask(ctx, *it)
+		} else {
+			quit, err = s.idle(ctx)
+		}
+		switch {
+		case quit, errors.Is(err, io.EOF), errors.Is(err, context.Canceled):
+			return nil
+		case err != nil:
+			return err
+		}
+	}
+}
+
+// command reads a decision out of an input event: the key, or in plain
+// mode the first character of the line and the rest as its argument.
+func (s *watchSession) command(ev inputEvent) (key rune, arg string) {
+	if !ev.isLine {
+		return ev.key, ""
+	}
+	line := strings.TrimSpace(ev.line)
+	if line == "" {
+		return 0, ""
+	}
+	return rune(line[0]), strings.TrimSpace(line[1:])
+}
+
+// idle waits for requests; it returns when one arrives.
+func (s *watchSession) idle(ctx context.Context) (quit bool, err error) {
+	prompt := func() {
+		n := len(s.pending)
+		if n > 0 {
+			s.out.printf("waiting for requests (%d skipped: [r] review them)  [p] policy  [q] quit\n", n)
+			return
+		}
+		s.out.printf("waiting for requests  [p] policy  [q] quit\n")
+	}
+	s.setRedraw(nil)
+	prompt()
+	for {
+		ev, err := s.waitEvent(ctx, func() bool { return s.next() != nil })
+		if errors.Is(err, errStop) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		switch key, _ := s.command(ev); key {
+		case 'q', keyEOF:
+			return true, nil
+		case 'r':
+			clear(s.skipped)
+			return false, nil
+		case 'p':
+			if err := s.policy(ctx); err != nil {
+				return false, err
+			}
+			prompt()
+		}
+	}
+}
+
+// ask shows one request and acts on the human's key.
+func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err error) {
+	s.show(it)
+	prompt := func() { s.out.printf("%s > %s", watchKeys, s.eol()) }
+	s.setRedraw(prompt)
+	defer s.setRedraw(nil)
+	prompt()
+	for {
+		ev, err := s.waitEvent(ctx, func() bool { return !s.isPending(it.req.ID) })
+		if errors.Is(err, errStop) {
+			s.out.printf("\n%s is no longer pending (decided elsewhere, withdrawn or expired)\n", it.req.ID)
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		key, arg := s.command(ev)
+		if !s.plain && key != 0 && key != keyEOF {
+			s.out.printf("%c\n", key)
+		}
+		switch key {
+		case 'a':
+			return false, s.approve(ctx, it, false, "")
+		case 'A':
+			return false, s.approveAlways(ctx, it, arg)
+		case 'd':
+			return false, s.deny(ctx, it, arg)
+		case 's':
+			s.skipped[it.req.ID] = true
+			s.out.printf("skipped %s (still pending; [r] when idle brings it back)\n", it.req.ID)
+			return false, nil
+		case 'q', keyEOF:
+			return true, nil
+		case 'p':
+			if err := s.policy(ctx); err != nil {
+				return false, err
+			}
+			s.show(it)
+		case '?', 'h':
+			s.out.printf("a: run it once   A: run it and remember a pattern   d: deny (with a reason for the model)\n" +
+				"s: leave it for later or another approver   p: pending policy changes   q: quit\n")
+		case 0:
+			continue
+		default:
+			s.out.printf("unknown key; ? for help\n")
+		}
+		prompt()
+	}
+}
+
+// eol ends a prompt: a newline in plain mode (scripts read lines), a
+// space on a terminal (the key is echoed after it).
+func (s *watchSession) eol() string {
+	if s.plain {
+		return "\n"
+	}
+	return ""
+}
+
+// show prints the request (with its group header when the folder or
+// session changes) and starts ignoring keys typed before it appeared.
+func (s *watchSession) show(it pendingItem) {
+	if g := it.group(); g != s.lastGroup {
+		s.lastGroup = g
+		n := 0
+		for _, p := range s.pending {
+			if p.group() == g {
+				n++
+			}
+		}
+		s.out.printf("\n══ %s · agent %s · session %s · %d pending ══\n", it.wf.env.f.Root,
+			display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)), n)
+	}
+	s.out.printf("\n")
+	o := renderOptions{maxLines: 60, now: time.Now()}
+	if len(s.folders) > 1 {
+		o.folder = it.wf.env.f.Root
+	}
+	renderRequest(s.out, it.req, o)
+	if s.fd >= 0 {
+		flushInput(s.fd)
+	}
+	s.shownAt = time.Now()
+}
+
+func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, arg string) error {
+	m := it.wf.env.ap
+	proposed, err := m.Propose(it.req)
+	if err != nil {
+		s.out.printf("approve always is not available: %v\n", err)
+		return nil
+	}
+	pattern := arg
+	if !s.plain {
+		pattern, err = s.readLine(ctx, "pattern (Enter to accept, Esc to cancel): ", proposed)
+		if errors.Is(err, errCancelled) {
+			s.out.printf("cancelled; %s is still pending\n", it.req.ID)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(pattern) == "" {
+		pattern = proposed
+	}
+	return s.approve(ctx, it, true, strings.TrimSpace(pattern))
+}
+
+func (s *watchSession) deny(ctx context.Context, it pendingItem, reason string) error {
+	if !s.plain {
+		var err error
+		reason, err = s.readLine(ctx, "reason for the model (optional, Enter to send, Esc to cancel): ", "")
+		if errors.Is(err, errCancelled) {
+			s.out.printf("cancelled; %s is still pending\n", it.req.ID)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	res, err := it.wf.env.ap.Deny(ctx, it.req.ID, strings.TrimSpace(reason))
+	s.refresh()
+	if err != nil {
+		s.out.printf("✗ %v\n", err)
+		return nil
+	}
+	who := "you"
+	if res != nil && res.Approver.User != "" {
+		who = res.Approver.User
+	}
+	s.out.printf("✗ denied %s (%s)\n", it.req.ID, who)
+	return nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/spf13/cobra"
+)
+
+type denyOptions struct {
+	dir      dirFlag
+	id       string
+	reason   string
+	out, err io.Writer
+}
+
+func newDenyCmd() *cobra.Command {
+	opts := &denyOptions{}
+	cmd := &cobra.Command{
+		Use:   "deny ID [--reason TEXT]",
+		Short: "Deny a request; the reason goes back to the model",
+		Long: `deny decides request ID as denied. A deny wins over an approval that has
+not started yet; a request already running cannot be denied (exit 1, "too
+late").`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.id, opts.out, opts.err = args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runDeny(cmd.Context(), opts)
+		},
+	}
+	opts.dir.bind(cmd)
+	cmd.Flags().StringVar(&opts.reason, "reason", "", "why, for the model")
+	return cmd
+}
+
+func runDeny(ctx context.Context, opts *denyOptions) error {
+	f, err := opts.dir.resolve(nil)
+	if err != nil {
+		return err
+	}
+	env, err := openApprover(f, approver.SurfaceCLI, stderrLogger(opts.err))
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	res, err := env.ap.Deny(ctx, opts.id, opts.reason)
+	switch {
+	case errors.Is(err, approver.ErrTooLate):
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("too late: request %s is already running", opts.id)}
+	case errors.Is(err, approver.ErrAlreadyDecided) && res != nil:
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("request %s is already decided: %s by %s",
+			opts.id, res.Decision, display.EscapeLine(res.Approver.User))}
+	case res == nil && err != nil:
+		return &exitError{code: exitFailure, msg: err.Error()}
+	}
+	fmt.Fprintf(opts.out, "denied %s\n", opts.id)
+	if err != nil {
+		fmt.Fprintf(opts.err, "sandbox: warning: %v\n", err)
+	}
+	return nil
+}

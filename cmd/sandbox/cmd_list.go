@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/spf13/cobra"
+)
+
+type listOptions struct {
+	dir      dirFlag
+	args     []string
+	json     bool
+	state    string
+	out, err io.Writer
+}
+
+func newListCmd() *cobra.Command {
+	opts := &listOptions{}
+	cmd := &cobra.Command{
+		Use:   "list [DIR] [--json] [--state pending|claimed|done|all]",
+		Short: "List requests (a JSON array with --json)",
+		Long: `list prints the requests of a folder, oldest first. With --json it prints a
+JSON array whose elements have at least id, kind, state, summary and created,
+and, once done, decision and exit_code.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.args, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runList(cmd.Context(), opts)
+		},
+	}
+	opts.dir.bind(cmd)
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array")
+	cmd.Flags().StringVar(&opts.state, "state", "all", "pending, claimed, done or all")
+	return cmd
+}
+
+func runList(_ context.Context, opts *listOptions) error {
+	states, err := listStates(opts.state)
+	if err != nil {
+		return err
+	}
+	f, err := opts.dir.resolve(opts.args)
+	if err != nil {
+		return err
+	}
+	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)))
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	items, problems := q.List(states...)
+	for _, p := range problems {
+		fmt.Fprintf(opts.err, "sandbox: %s\n", p.String())
+	}
+	if items == nil {
+		items = []queue.Summary{}
+	}
+	if opts.json {
+		enc := json.NewEncoder(opts.out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(items)
+	}
+	return listTable(opts.out, items)
+}
+
+func listStates(s string) ([]queue.State, error) {
+	switch s {
+	case "all", "":
+		return nil, nil
+	case "pending", "claimed", "done":
+		return []queue.State{queue.State(s)}, nil
+	}
+	return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--state %q: want pending, claimed, done or all", s)}
+}
+
+func listTable(w io.Writer, items []queue.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tKIND\tSESSION\tSUMMARY")
+	for _, it := range items {
+		state := string(it.State)
+		if it.Decision != "" {
+			state = string(it.Decision)
+			if it.ExitCode != nil {
+				state += fmt.Sprintf("(%d)", *it.ExitCode)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.ID, state, it.Kind,
+			display.Truncate(display.EscapeLine(orNone(it.Session)), 24), it.Summary)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/spf13/cobra"
+)
+
+type showOptions struct {
+	dir      dirFlag
+	id       string
+	json     bool
+	out, err io.Writer
+}
+
+func newShowCmd() *cobra.Command {
+	opts := &showOptions{}
+	cmd := &cobra.Command{
+		Use:   "show ID [--json]",
+		Short: "Show everything about a request, escaped, with its content hash",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.id, opts.out, opts.err = args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runShow(cmd.Context(), opts)
+		},
+	}
+	opts.dir.bind(cmd)
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print {state, request, result} as JSON (not escaped)")
+	return cmd
+}
+
+// shown is `sandbox show --json`.
+type shown struct {
+	State   queue.State    `json:"state"`
+	Request *queue.Request `json:"request,omitempty"`
+	Result  *queue.Result  `json:"result,omitempty"`
+}
+
+func runShow(_ context.Context, opts *showOptions) error {
+	f, err := opts.dir.resolve(nil)
+	if err != nil {
+		return err
+	}
+	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)))
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	req, state, err := q.Load(opts.id)
+	if errors.Is(err, queue.ErrNotFound) || errors.Is(err, queue.ErrInvalid) {
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("no request %s in %s", display.EscapeLine(opts.id), f.Root)}
+	}
+	if err != nil {
+		return err
+	}
+	s := shown{State: state, Request: req}
+	if state == queue.StateDone {
+		if s.Result, err = q.Result(opts.id); err != nil {
+			return err
+		}
+	}
+	if opts.json {
+		enc := json.NewEncoder(opts.out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(s)
+	}
+	if req != nil {
+		renderRequest(opts.out, req, renderOptions{now: time.Now()})
+		fmt.Fprintf(opts.out, "  %-8s %s\n", "state", state)
+		return nil
+	}
+	renderResult(opts.out, s.Result)
+	return nil
+}
+
+// renderResult shows a finished request.
+func renderResult(w io.Writer, res *queue.Result) {
+	fmt.Fprintf(w, "── request %s  [%s]  %s\n", res.ID, res.Kind, res.Decision)
+	fmt.Fprintf(w, "  %-8s %s\n", "summary", res.Summary)
+	field(w, "session", orNone(res.Session))
+	field(w, "by", res.Approver.User+" ("+res.Approver.Surface+")")
+	fmt.Fprintf(w, "  %-8s %s\n", "decided", when(res.Decided, time.Time{}))
+	if res.Reason != "" {
+		block(w, "reason", res.Reason, 0)
+	}
+	if res.Always != "" {
+		field(w, "always", res.Always)
+	}
+	if res.ExitCode != nil {
+		fmt.Fprintf(w, "  %-8s %d %s\n", "exit", *res.ExitCode, res.Signal)
+		fmt.Fprintf(w, "  %-8s %s\n", "took", ms(res.DurationMS))
+	}
+	if res.LogPath != "" {
+		field(w, "log", res.LogPath)
+	}
+	fmt.Fprintf(w, "  %-8s %s\n", "hash", display.EscapeLine(res.RequestHash))
+}
