@@ -4,6 +4,8 @@
 // accepted, and explains every decision part by part.
 package policy
 
+import "fmt"
+
 // Tier is the outcome of a decision. The zero value is not a valid tier;
 // ordering is by severity, so the maximum over parts is the whole's tier.
 type Tier int
@@ -48,6 +50,9 @@ type Part struct {
 	Decision Tier    `json:"decision"` // this part's tier
 	Rule     string  `json:"rule"`     // the pattern that matched, or "builtin:NAME", or "default"
 	Reason   string  `json:"reason"`   // human-readable why
+	// Propose is the narrowest pattern an "approve always" of this part
+	// would remember (set on escalated parts; empty when none fits).
+	Propose string `json:"propose,omitempty"`
 }
 
 // Decision is the engine's answer: the strictest tier over all parts,
@@ -56,4 +61,15 @@ type Decision struct {
 	Decision Tier     `json:"decision"`
 	Reasons  []string `json:"reasons"`
 	Parts    []Part   `json:"parts"`
+}
+
+// UnmarshalText decodes allow, escalate or deny.
+func (t *Tier) UnmarshalText(b []byte) error {
+	for _, v := range []Tier{Allow, Escalate, Deny} {
+		if string(b) == v.String() {
+			*t = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown tier %q", b)
 }

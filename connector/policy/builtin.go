@@ -1,0 +1,70 @@
+package policy
+
+// Labels of the built-in rules and checks, as Part.Rule shows them.
+const (
+	ruleSelf     = "builtin:self-protection"
+	ruleMetadata = "builtin:metadata"
+	ruleDevices  = "builtin:devices"
+	ruleDefault  = "default"
+	ruleOpaque   = "builtin:opaque"
+	ruleDynamic  = "builtin:dynamic"
+	rulePath     = "builtin:path"
+	ruleHost     = "builtin:host"
+	ruleCD       = "builtin:cd"
+	ruleInternal = "builtin:internal-error"
+	ruleInput    = "builtin:input"
+	ruleNothing  = "builtin:nothing-to-run"
+)
+
+const (
+	reasonSelf = "the sandbox's own state (.sandbox/ and the per-user state dir) is out of the agent's reach"
+	reasonMeta = "cloud metadata services hand out the machine's credentials"
+)
+
+// metadataHosts are the cloud instance metadata endpoints.
+var metadataHosts = []string{
+	"169.254.169.254", "169.254.170.2", "169.254.170.23", "fd00:ec2::254", "fd00:ec2::23",
+	"100.100.100.200", "192.0.0.192",
+	"metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
+}
+
+// devicePaths are always fine to write or read: they are not files.
+var devicePaths = map[string]bool{
+	"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true, "/dev/tty": true,
+}
+
+// builtinRules are injected on every load, whatever policy.yaml says:
+// writes to any .sandbox/ and to the per-user state dir, reads of the
+// state dir, and the cloud metadata endpoints are denied.
+func (e *Engine) builtinRules(home []string) []*boundRule {
+	var out []*boundRule
+	add := func(t Trigger, pattern, label, reason string) {
+		r := &Rule{Trigger: t, Tier: Deny, Pattern: pattern, Reason: reason}
+		if err := r.compile(); err != nil {
+			e.log.Error("bug: built-in rule does not compile", "pattern", pattern, "err", err)
+			return
+		}
+		b := &boundRule{Rule: r, label: label}
+		if r.path != nil {
+			b.path = r.path.bind(e.rootSegs, home)
+		}
+		out = append(out, b)
+	}
+	add(Write, "/**/.sandbox/", ruleSelf, reasonSelf)
+	add(Write, ".sandbox/", ruleSelf, reasonSelf)
+	for _, h := range metadataHosts {
+		add(Network, h, ruleMetadata, reasonMeta)
+	}
+	if len(e.stateSegs) > 0 {
+		for _, t := range []Trigger{Write, Read} {
+			r := &Rule{Trigger: t, Tier: Deny, Pattern: "(per-user state dir)/**", Reason: reasonSelf}
+			out = append(out, &boundRule{Rule: r, label: ruleSelf, path: prefixPath(e.stateSegs)})
+		}
+	}
+	return out
+}
+
+// prefixPath matches a directory (given as folded segments) and all below.
+func prefixPath(folded []string) *boundPath {
+	return &boundPath{prefix: folded, prefixFold: folded, segs: []string{"**"}, segsFold: []string{"**"}, rest: 1}
+}

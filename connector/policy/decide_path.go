@@ -1,0 +1,85 @@
+package policy
+
+import (
+	"github.com/sandbox-dev/sandbox/connector/shell"
+)
+
+// Write decides writing the file at p (relative to cwd, "" is the root).
+func (e *Engine) Write(p, cwd string) (d Decision) {
+	defer e.recoverTo(&d, Write, p)
+	return e.fileDecision(Write, p, cwd)
+}
+
+// Read decides reading the file at p (relative to cwd, "" is the root).
+func (e *Engine) Read(p, cwd string) (d Decision) {
+	defer e.recoverTo(&d, Read, p)
+	return e.fileDecision(Read, p, cwd)
+}
+
+func (e *Engine) fileDecision(t Trigger, p, cwd string) Decision {
+	dir, err := e.workDir(cwd)
+	if err != nil {
+		return single(t, p, Escalate, rulePath, "working directory: "+err.Error())
+	}
+	return combine([]Part{e.filePart(t, p, dir)})
+}
+
+// filePart decides one path relative to the resolved directory dir.
+func (e *Engine) filePart(t Trigger, p, dir string) Part {
+	if devicePaths[p] {
+		return Part{Trigger: t, Subject: p, Decision: Allow, Rule: ruleDevices, Reason: "a device, not a file"}
+	}
+	abs, err := e.res.resolve(p, dir)
+	if err != nil {
+		return Part{Trigger: t, Subject: p, Decision: Escalate, Rule: rulePath, Reason: err.Error()}
+	}
+	part := e.pathVerdict(t, abs).part(t, abs)
+	if part.Decision == Escalate {
+		part.Propose = ProposePattern(t, abs)
+	}
+	return part
+}
+
+func (e *Engine) pathVerdict(t Trigger, abs string) verdict {
+	segs := pathSegments(abs)
+	folded := foldSegments(segs)
+	m := func(r *boundRule, may bool) matchKind {
+		if r.path != nil && r.path.match(segs, folded, may || e.foldAllow) {
+			return matchExact
+		}
+		return noMatch
+	}
+	return evaluate(e.sets[t], allRules, m)
+}
+
+// scriptPathParts decides a file a script writes or reads. A relative
+// path is decided in every directory the script may be in.
+func (e *Engine) scriptPathParts(parts []Part, t Trigger, ef *shell.Effect, sc *scriptCtx) []Part {
+	switch {
+	case ef.Dynamic:
+		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleDynamic,
+			Reason: joinReason(ef.Reason, "the path is not known statically")})
+	case devicePaths[ef.Path] || !isRelative(ef.Path):
+		return append(parts, e.filePart(t, ef.Path, sc.cwd))
+	case sc.cdUnknown:
+		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleCD,
+			Reason: "a relative path after a change to an unknown directory"})
+	}
+	start := len(parts)
+	for _, dir := range sc.dirs {
+		p := e.filePart(t, ef.Path, dir)
+		if !containsPart(parts[start:], p) {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+func containsPart(parts []Part, p Part) bool {
+	for _, q := range parts {
+		if q.Trigger == p.Trigger && q.Subject == p.Subject && q.Rule == p.Rule {
+			return true
+		}
+	}
+	return false
+}

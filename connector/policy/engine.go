@@ -1,0 +1,159 @@
+package policy
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/shell"
+)
+
+// Status says which policy an engine enforces.
+type Status int
+
+const (
+	// StatusAccepted: policy.yaml is the accepted policy.
+	StatusAccepted Status = iota + 1
+	// StatusPending: policy.yaml changed (or broke) since it was accepted;
+	// the engine enforces the accepted copy.
+	StatusPending
+	// StatusNothingAccepted: no valid accepted policy; everything that the
+	// built-in rules do not deny escalates.
+	StatusNothingAccepted
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusAccepted:
+		return "accepted"
+	case StatusPending:
+		return "pending change"
+	case StatusNothingAccepted:
+		return "nothing accepted"
+	}
+	return "invalid"
+}
+
+// Options are what New needs to know besides the policy.
+type Options struct {
+	// Home is the user's home directory ("~" in patterns and paths).
+	// Empty: os.UserHomeDir.
+	Home string
+	// StateDir is the per-user state directory, which no read, write or
+	// shell word may reach. Empty: userstate.DefaultDir.
+	StateDir string
+	// Remembered decisions to apply (already verified).
+	Remembered []Remembered
+	// CaseInsensitive reports whether the file system holding the project
+	// compares names without case. Nil: detected for the project root,
+	// and assumed on darwin and windows. Deny and escalate rules always
+	// compare names folded, whatever this says.
+	CaseInsensitive func(root string) bool
+	// Logger receives internal errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Engine classifies actions for one project folder. It is immutable and
+// safe for concurrent use.
+type Engine struct {
+	log       *slog.Logger
+	root      string
+	rootSegs  []string // the project root's segments
+	stateSegs []string // the per-user state dir's folded segments
+	foldAllow bool     // allow rules compare folded names too
+	res       *resolver
+	policy    *Policy
+	status    Status
+	sets      map[Trigger]*ruleIndex
+	shellOpts shell.Options
+}
+
+// New builds an engine for the project at root (absolute, resolved) that
+// enforces p; a nil p is "nothing accepted": only built-in rules, and
+// everything else escalates.
+func New(root string, p *Policy, o Options) (*Engine, error) {
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("policy engine: root %q is not absolute", root)
+	}
+	home, state := o.Home, o.StateDir
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home != "" {
+		home, _ = walkLinks(home)
+	}
+	if state == "" {
+		state = defaultStateDir()
+	}
+	e := &Engine{
+		log: o.Logger, root: root, rootSegs: pathSegments(root),
+		res: newResolver(home), policy: p, status: StatusAccepted,
+		shellOpts: shell.Options{Protected: []string{folder.DirName}},
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if p == nil {
+		e.policy, e.status = &Policy{Rules: map[Trigger]*RuleSet{}, CI: map[Trigger]*RuleSet{}}, StatusNothingAccepted
+	}
+	if state != "" {
+		if s, err := walkLinks(state); err == nil {
+			e.stateSegs = foldSegments(pathSegments(s))
+		}
+	}
+	e.foldAllow = caseInsensitive(root, o.CaseInsensitive)
+	e.sets = e.buildIndexes(o.Remembered, pathSegments(home))
+	return e, nil
+}
+
+// caseInsensitive applies the hook, or detects: darwin and windows are
+// assumed case-insensitive, elsewhere the root is probed.
+func caseInsensitive(root string, hook func(string) bool) bool {
+	if hook != nil {
+		return hook(root)
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return true
+	}
+	return probeCaseInsensitive(root)
+}
+
+// probeCaseInsensitive looks the root up with its last name's case
+// swapped: the same file means the file system folds case.
+func probeCaseInsensitive(root string) bool {
+	base := filepath.Base(root)
+	swapped := swapCase(base)
+	if swapped == base {
+		return false
+	}
+	a, err1 := os.Stat(root)
+	b, err2 := os.Stat(filepath.Join(filepath.Dir(root), swapped))
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+func swapCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = c - 32
+		case c >= 'A' && c <= 'Z':
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+// Policy returns the policy the engine enforces (the accepted one). It is
+// empty, never nil, when nothing was accepted. Do not modify it.
+func (e *Engine) Policy() *Policy { return e.policy }
+
+// Status says whether the engine enforces policy.yaml, an older accepted
+// copy, or nothing accepted.
+func (e *Engine) Status() Status { return e.status }
+
+// Root is the project root the engine decides for.
+func (e *Engine) Root() string { return e.root }

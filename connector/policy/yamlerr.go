@@ -1,0 +1,52 @@
+package policy
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var (
+	yamlLineRE    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownKeyRE  = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	goTypeNamesRE = strings.NewReplacer(
+		"policy.triggerDoc", "a mapping of allow/escalate/deny lists",
+		"policy.ciRulesDoc", "a mapping of approve/deny lists",
+		"policy.ciDoc", "a mapping of triggers",
+		"policy.fileDoc", "a policy mapping",
+		"policy.Limits", "a mapping (memory, pids, cpu)",
+		"policy.brokerDoc", "a mapping (env)",
+		"policy.hookDoc", "a mapping (wait)",
+		"[]yaml.Node", "a list",
+	)
+)
+
+// yamlErrors turns a yaml.v3 error into FileErrors with line numbers.
+func yamlErrors(file string, err error) FileErrors {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var out FileErrors
+		for _, e := range te.Errors {
+			out = append(out, yamlLine(file, e))
+		}
+		return out
+	}
+	return FileErrors{yamlLine(file, err.Error())}
+}
+
+func yamlLine(file, msg string) *FileError {
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	fe := &FileError{File: file, Msg: msg}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		fe.Line, _ = strconv.Atoi(m[1])
+		fe.Msg = m[2]
+	}
+	if m := unknownKeyRE.FindStringSubmatch(fe.Msg); m != nil {
+		fe.Msg = "unknown key " + strconv.Quote(m[1])
+	}
+	fe.Msg = goTypeNamesRE.Replace(fe.Msg)
+	return fe
+}
