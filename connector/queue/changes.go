@@ -25,7 +25,7 @@ func (q *Queue) Changes(ctx context.Context) (<-chan struct{}, error) {
 			return out, nil
 		}
 	}
-	go pollDirs(ctx, dirs, out)
+	go pollDirs(ctx, dirs, fingerprint(dirs), out)
 	return out, nil
 }
 
@@ -42,11 +42,12 @@ func relay(ctx context.Context, in <-chan struct{}, out chan struct{}, stop func
 	}
 }
 
-func pollDirs(ctx context.Context, dirs []string, out chan struct{}) {
+// pollDirs signals when the fingerprint differs from last, taken before
+// the initial signal so that no change falls between the two.
+func pollDirs(ctx context.Context, dirs []string, last string, out chan struct{}) {
 	defer close(out)
 	t := time.NewTicker(changesPoll)
 	defer t.Stop()
-	last := fingerprint(dirs)
 	for {
 		select {
 		case <-ctx.Done():

@@ -51,7 +51,7 @@ func (c *Claim) Complete(res *Result) error {
 	if c.f == nil {
 		return ErrClaimClosed
 	}
-	if (res.Decision == Approved || res.Decision == Failed) && !c.started {
+	if res.Decision == Approved && !c.started {
 		return fmt.Errorf("complete %s: %s without Begin: %w", c.id, res.Decision, ErrInvalid)
 	}
 	c.fill(res)

@@ -1,7 +1,7 @@
 package queue
 
 import (
-	"crypto/rand"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 )
+
+// joinIndexCompact is the size beyond which Recover rewrites the join
+// index, keeping only the entries that can still be joined.
+const joinIndexCompact = 256 << 10
 
 // lockBus takes the folder-wide bus lock (escalations/joins/.lock) that
 // serialises the short decisions that must not interleave: Submit's
@@ -26,23 +30,25 @@ func (q *Queue) lockBus() (unlockFn func(), err error) {
 	return func() { unlock(f); f.Close() }, nil
 }
 
-// joinKey names the join index entry of a (hash, session) pair.
+// joinKey names a (hash, session) pair in the join index.
 func joinKey(hash, session string) string {
 	sum := sha256.Sum256([]byte(hash + "\x00" + session))
 	return hex.EncodeToString(sum[:])
 }
 
+func (q *Queue) joinIndex() string { return filepath.Join(q.joinsDir(), "index") }
+
 // findJoin returns the id of a joinable request for (hash, session), or
-// "". The index entry is only a hint: the request or result it points to
-// is read and must carry the same hash and session. Called with the bus
-// lock held.
+// "". The index (lines "KEY ID", appended) is only a hint: the request or
+// result it points to is read and must carry the same hash and session.
+// Called with the bus lock held.
 func (q *Queue) findJoin(key, hash, session string) string {
-	raw, err := readChecked(filepath.Join(q.joinsDir(), key))
+	raw, err := readChecked(q.joinIndex())
 	if err != nil {
 		return ""
 	}
-	id := strings.TrimSpace(string(raw))
-	if !ValidID(id) {
+	id := lastEntry(raw, key)
+	if id == "" {
 		return ""
 	}
 	for _, s := range []State{StatePending, StateClaimed} {
@@ -54,37 +60,87 @@ func (q *Queue) findJoin(key, hash, session string) string {
 		}
 	}
 	res, err := q.readResult(id)
-	if err != nil || res.RequestHash != hash || res.Session != session {
-		return ""
-	}
-	ended := res.Decided
-	if res.Finished.After(ended) {
-		ended = res.Finished
-	}
-	if !joinableDecision(res.Decision) || q.now().Sub(ended) > q.joinWindow {
+	if err != nil || res.RequestHash != hash || res.Session != session || !q.joinable(res) {
 		return ""
 	}
 	return id
 }
 
-// joinableDecision: a finished request is joined only if a human (or a
-// rule) decided it. Withdrawn, expired and interrupted ones are asked again.
-func joinableDecision(d Decision) bool {
-	return d == Approved || d == Denied || d == Failed
+// lastEntry returns the id of the last index line for key.
+func lastEntry(raw []byte, key string) string {
+	prefix := []byte(key + " ")
+	for len(raw) > 0 {
+		i := bytes.LastIndexByte(raw[:len(raw)-1], '\n') + 1
+		line := bytes.TrimSuffix(raw[i:], []byte("\n"))
+		if id, ok := bytes.CutPrefix(line, prefix); ok && ValidID(string(id)) {
+			return string(id)
+		}
+		raw = raw[:i]
+	}
+	return ""
 }
 
-// writeJoin points the index entry key at id. Best effort: a lost entry
-// only means the next identical request asks the human again.
-func (q *Queue) writeJoin(key, id string) {
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := filepath.Join(q.joinsDir(), ".tmp-"+hex.EncodeToString(rnd[:]))
-	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o644); err != nil {
+// joinable: a finished request is joined only if a human (or a rule)
+// decided it, within the join window. Withdrawn, expired and interrupted
+// ones are asked again.
+func (q *Queue) joinable(res *Result) bool {
+	if res.Decision != Approved && res.Decision != Denied && res.Decision != Failed {
+		return false
+	}
+	ended := res.Decided
+	if res.Finished.After(ended) {
+		ended = res.Finished
+	}
+	return q.age(ended) <= q.joinWindow
+}
+
+// addJoin appends "KEY ID" to the index. Best effort and not fsynced: a
+// lost entry only means the next identical request asks the human again.
+// Called with the bus lock held.
+func (q *Queue) addJoin(key, id string) {
+	f, err := os.OpenFile(q.joinIndex(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
+	if err != nil {
 		q.log.Warn("join index", "err", err)
 		return
 	}
-	if err := os.Rename(tmp, filepath.Join(q.joinsDir(), key)); err != nil {
-		os.Remove(tmp)
+	defer f.Close()
+	if _, err := f.WriteString(key + " " + id + "\n"); err != nil {
 		q.log.Warn("join index", "err", err)
 	}
+}
+
+// compactJoins rewrites a large index with the entries that can still be
+// joined. Called with the bus lock held.
+func (q *Queue) compactJoins() {
+	fi, err := os.Lstat(q.joinIndex())
+	if err != nil || fi.Size() < joinIndexCompact {
+		return
+	}
+	raw, err := readChecked(q.joinIndex())
+	if err != nil {
+		os.Remove(q.joinIndex()) // unusable: start again
+		return
+	}
+	var keep strings.Builder
+	for _, line := range strings.Split(string(raw), "\n") {
+		if _, id, ok := strings.Cut(line, " "); ok && ValidID(id) && q.stillJoinable(id) {
+			keep.WriteString(line + "\n")
+		}
+	}
+	tmp := filepath.Join(q.f.Tmp(), "joins-"+NewID())
+	if err := os.WriteFile(tmp, []byte(keep.String()), 0o644); err == nil {
+		if err := os.Rename(tmp, q.joinIndex()); err != nil {
+			os.Remove(tmp)
+		}
+	}
+}
+
+func (q *Queue) stillJoinable(id string) bool {
+	for _, s := range []State{StatePending, StateClaimed} {
+		if _, err := os.Lstat(q.path(s, id)); err == nil {
+			return true
+		}
+	}
+	fi, err := os.Lstat(q.path(StateDone, id))
+	return err == nil && q.age(fi.ModTime()) <= q.joinWindow
 }

@@ -102,10 +102,10 @@ func (q *Queue) dirs() []string {
 	}
 }
 
-// joinsDir holds one small file per (hash, session): the id to join.
+// joinsDir holds the join index and the bus lock.
 func (q *Queue) joinsDir() string { return filepath.Join(q.f.Escalations(), "joins") }
 
-// waitersDir holds waiters/ID/*.lock, one per live submitter waiting.
+// waitersDir holds ID.RANDOM.lock per joined waiter and ID.gone.
 func (q *Queue) waitersDir() string { return filepath.Join(q.f.Escalations(), "waiters") }
 
 func (q *Queue) path(s State, id string) string {
@@ -138,16 +138,29 @@ func ensureDir(d string) error {
 	return nil
 }
 
-// Close releases the waiter markers that Submit registered and no Wait
-// consumed. The queue stays usable.
+// Close gives up the waits that Submit registered and no Wait consumed,
+// without withdrawing anything: the requests stay for the human, and the
+// other waiters of a joined request may withdraw it when they give up.
+// The queue stays usable.
 func (q *Queue) Close() error {
 	q.mu.Lock()
 	all := q.waiters
 	q.waiters = map[string][]*waiter{}
 	q.mu.Unlock()
+	if len(all) == 0 {
+		return nil
+	}
+	unlock, err := q.lockBus()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	for _, ws := range all {
 		for _, w := range ws {
 			w.release()
+			if w.creator && q.open(w.id) {
+				os.WriteFile(q.gonePath(w.id), nil, 0o644)
+			}
 		}
 	}
 	return nil

@@ -30,12 +30,12 @@ func (q *Queue) Recover() []Problem {
 	if unlock, err := q.lockBus(); err == nil {
 		problems = append(problems, q.expireLocked()...)
 		q.sweepWaiters()
+		q.compactJoins()
 		unlock()
 	} else {
 		problems = append(problems, Problem{State: StatePending, Name: ".", Err: err})
 	}
 	q.sweep(q.f.Tmp(), staleAge, func(string) bool { return true })
-	q.sweep(q.joinsDir(), q.expiry+q.joinWindow, func(n string) bool { return !strings.HasPrefix(n, ".lock") })
 	return problems
 }
 
@@ -150,23 +150,6 @@ func (q *Queue) sweep(dir string, maxAge time.Duration, eligible func(string) bo
 		p := filepath.Join(dir, n)
 		if fi, err := os.Lstat(p); err == nil && eligible(n) && !fi.IsDir() && q.age(fi.ModTime()) > maxAge {
 			os.Remove(p)
-		}
-	}
-}
-
-// sweepWaiters removes dead waiter registrations and empty directories.
-// Called with the bus lock held, so it never races with addWaiter.
-func (q *Queue) sweepWaiters() {
-	ids, err := readNames(q.waitersDir())
-	if err != nil {
-		return
-	}
-	for _, id := range ids {
-		if !ValidID(id) {
-			continue
-		}
-		if n, err := q.liveWaiters(id); err == nil && n == 0 {
-			os.Remove(filepath.Join(q.waitersDir(), id))
 		}
 	}
 }

@@ -49,7 +49,7 @@ func (q *Queue) Submit(ctx context.Context, req *Request) (id string, joined boo
 	defer unlock()
 	key := joinKey(req.Hash, req.Session)
 	if id := q.findJoin(key, req.Hash, req.Session); id != "" {
-		return id, true, q.addWaiter(id)
+		return id, true, q.addWaiter(id, true)
 	}
 	if err := q.checkRoom(); err != nil {
 		return "", false, err
@@ -60,8 +60,8 @@ func (q *Queue) Submit(ctx context.Context, req *Request) (id string, joined boo
 	if err := atomicfile.SyncDir(q.f.Pending()); err != nil {
 		q.log.Warn("sync pending/", "err", err)
 	}
-	q.writeJoin(key, req.ID)
-	return req.ID, false, q.addWaiter(req.ID)
+	q.addJoin(key, req.ID)
+	return req.ID, false, q.addWaiter(req.ID, false)
 }
 
 // prepare fills in the writer's fields, validates, and encodes.

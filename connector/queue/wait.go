@@ -97,7 +97,7 @@ func (q *Queue) missing(id string, misses int) int {
 }
 
 // withdraw completes id as withdrawn when it is still pending and w was
-// its last live waiter. It reports whether it withdrew.
+// its last waiter. It reports whether it withdrew.
 func (q *Queue) withdraw(id string, w *waiter) bool {
 	unlock, err := q.lockBus()
 	if err != nil {
@@ -106,8 +106,7 @@ func (q *Queue) withdraw(id string, w *waiter) bool {
 		return false
 	}
 	defer unlock()
-	w.release()
-	if n, err := q.liveWaiters(id); err != nil || n > 0 {
+	if !q.givesUp(w) {
 		return false
 	}
 	c, err := q.Claim(id)

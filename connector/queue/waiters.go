@@ -8,39 +8,44 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// A waiter is one submitter's claim to be waiting for a request: the file
-// waiters/ID/RANDOM.lock, locked for as long as the submitter lives and
-// waits. A submitter that gives up may withdraw the request only if no
-// other live waiter remains (see docs/QUEUE.md, "Withdraw").
+// A waiter is one submitter waiting for a request. The submitter that
+// created the request is implicit (no file: Submit stays cheap) and
+// counts as alive until it gives up, which it records in waiters/ID.gone
+// if others still wait. A submitter that joined registers
+// waiters/ID.RANDOM.lock, locked for as long as it lives. A submitter
+// that gives up withdraws the request only if no other waiter remains
+// (see docs/QUEUE.md, "Waiting and withdrawal").
 type waiter struct {
-	id   string
-	path string
-	f    *os.File
+	id      string
+	creator bool
+	path    string   // joiners only
+	f       *os.File // joiners only: the locked registration
 }
 
-// addWaiter registers a live waiter for id and remembers it for Wait.
+// addWaiter remembers a waiter for id, registering a joiner's file.
 // Called with the bus lock held.
-func (q *Queue) addWaiter(id string) error {
-	dir := filepath.Join(q.waitersDir(), id)
-	if err := ensureDir(dir); err != nil {
-		return fmt.Errorf("register waiter: %w", err)
-	}
-	var rnd [10]byte
-	rand.Read(rnd[:])
-	path := filepath.Join(dir, hex.EncodeToString(rnd[:])+".lock")
-	f, err := openLockFile(path, true)
-	if err != nil {
-		return fmt.Errorf("register waiter: %w", err)
-	}
-	if ok, err := tryLock(f); !ok {
-		f.Close()
-		os.Remove(path)
-		return fmt.Errorf("register waiter: lock %s: %v", path, err)
+func (q *Queue) addWaiter(id string, joined bool) error {
+	w := &waiter{id: id, creator: !joined}
+	if joined {
+		var rnd [10]byte
+		rand.Read(rnd[:])
+		w.path = filepath.Join(q.waitersDir(), id+"."+hex.EncodeToString(rnd[:])+".lock")
+		f, err := openLockFile(w.path, true)
+		if err != nil {
+			return fmt.Errorf("register waiter: %w", err)
+		}
+		if ok, err := tryLock(f); !ok {
+			f.Close()
+			os.Remove(w.path)
+			return fmt.Errorf("register waiter: lock %s: %v", w.path, err)
+		}
+		w.f = f
 	}
 	q.mu.Lock()
-	q.waiters[id] = append(q.waiters[id], &waiter{id: id, path: path, f: f})
+	q.waiters[id] = append(q.waiters[id], w)
 	q.mu.Unlock()
 	return nil
 }
@@ -62,7 +67,7 @@ func (q *Queue) takeWaiter(id string) *waiter {
 	return w
 }
 
-// release drops the registration: remove the file, then unlock.
+// release drops a joiner's registration: remove the file, then unlock.
 func (w *waiter) release() {
 	if w == nil || w.f == nil {
 		return
@@ -73,21 +78,43 @@ func (w *waiter) release() {
 	w.f = nil
 }
 
-// liveWaiters counts the other registered waiters of id that are still
-// alive, removing the registrations of dead ones. Called with the bus lock
-// held.
-func (q *Queue) liveWaiters(id string) (int, error) {
-	dir := filepath.Join(q.waitersDir(), id)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
+// givesUp is called under the bus lock when w stops waiting without a
+// result. It reports whether w was the last waiter, so that the request
+// may be withdrawn; a creator leaving others behind records that it left.
+func (q *Queue) givesUp(w *waiter) bool {
+	w.release()
+	joiners, err := q.liveJoiners(w.id)
 	if err != nil {
-		return 0, fmt.Errorf("waiters of %s: %w", id, err)
+		return false
+	}
+	if w.creator {
+		if joiners > 0 {
+			os.WriteFile(q.gonePath(w.id), nil, 0o644)
+			return false
+		}
+		return true
+	}
+	_, err = os.Lstat(q.gonePath(w.id))
+	creatorGone := err == nil
+	return joiners == 0 && creatorGone
+}
+
+// gonePath records that the creator of id stopped waiting.
+func (q *Queue) gonePath(id string) string {
+	return filepath.Join(q.waitersDir(), id+".gone")
+}
+
+// liveJoiners counts the live joiner registrations of id, removing dead
+// ones. Called with the bus lock held.
+func (q *Queue) liveJoiners(id string) (int, error) {
+	names, err := readNames(q.waitersDir())
+	if err != nil {
+		return 0, err
 	}
 	live := 0
-	for _, e := range entries {
-		if alive(filepath.Join(dir, e.Name())) {
+	for _, n := range names {
+		if strings.HasPrefix(n, id+".") && strings.HasSuffix(n, ".lock") &&
+			alive(filepath.Join(q.waitersDir(), n)) {
 			live++
 		}
 	}
@@ -113,5 +140,34 @@ func alive(path string) bool {
 	}
 	os.Remove(path)
 	unlock(f)
+	return false
+}
+
+// sweepWaiters removes dead joiner registrations and the gone-records of
+// requests no longer pending or claimed. Called with the bus lock held.
+func (q *Queue) sweepWaiters() {
+	names, err := readNames(q.waitersDir())
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		id, _, _ := strings.Cut(n, ".")
+		p := filepath.Join(q.waitersDir(), n)
+		switch {
+		case strings.HasSuffix(n, ".lock"):
+			alive(p)
+		case strings.HasSuffix(n, ".gone") && !q.open(id):
+			os.Remove(p)
+		}
+	}
+}
+
+// open reports whether id is pending or claimed.
+func (q *Queue) open(id string) bool {
+	for _, s := range []State{StatePending, StateClaimed} {
+		if _, err := os.Lstat(q.path(s, id)); err == nil {
+			return true
+		}
+	}
 	return false
 }

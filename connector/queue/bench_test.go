@@ -1,0 +1,74 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+func BenchmarkSubmit(b *testing.B) {
+	q := testQueue(b, WithMaxPending(1<<30))
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		if _, _, err := q.Submit(ctx, shellReq(fmt.Sprint("echo ", i), "s")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkClaimComplete(b *testing.B) {
+	q := testQueue(b, WithMaxPending(1<<30))
+	ids := make([]string, 0, 1024)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		if len(ids) == 0 {
+			for j := range 1024 {
+				ids = append(ids, submit(b, q, shellReq(fmt.Sprint("echo ", i, j), "s")))
+			}
+			q.Close()
+		}
+		id := ids[len(ids)-1]
+		ids = ids[:len(ids)-1]
+		b.StartTimer()
+		c, err := q.Claim(id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		approve(b, c, "ok")
+	}
+}
+
+// BenchmarkRoundTrip: a writer submits, an approver goroutine notices the
+// change, claims and completes, and the waiter returns with the result.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, m := range waitModes {
+		b.Run(m.name, func(b *testing.B) {
+			q := testQueue(b, m.opts...)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go benchApprover(ctx, b, openIn(b, q.f.Root, m.opts...))
+			for i := 0; b.Loop(); i++ {
+				id := submit(b, q, shellReq(fmt.Sprint("echo ", i), "s"))
+				if _, err := q.Wait(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func benchApprover(ctx context.Context, b *testing.B, q *Queue) {
+	changes, err := q.Changes(ctx)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	for range changes {
+		reqs, _ := q.scan(StatePending) // what Pending does, minus Recover
+		for _, r := range reqs {
+			if c, err := q.ClaimShown(r.ID, r.Hash); err == nil {
+				approve(b, c, "ok")
+			}
+		}
+	}
+}
