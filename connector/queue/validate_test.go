@@ -25,14 +25,18 @@ func TestValidate(t *testing.T) {
 	}{
 		{"shell script", func(r *Request) {}, ""},
 		{"argv", func(r *Request) { r.Shell = &ShellPayload{Argv: []string{"git", "push"}} }, ""},
-		{"write", func(r *Request) { r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "/w/a", Content: &content} }, ""},
+		{"write", func(r *Request) {
+			r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "/w/a", Content: &content}
+		}, ""},
 		{"edit", func(r *Request) {
 			r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "/w/a", Edits: []Edit{{OldString: "a", NewString: "b"}}}
 		}, ""},
 		{"read", func(r *Request) { r.Kind, r.Shell, r.Read = KindRead, nil, &ReadPayload{Path: "/etc/hosts"} }, ""},
 		{"url", func(r *Request) { r.Kind, r.Shell, r.Network = KindNetwork, nil, &NetworkPayload{URL: "https://x"} }, ""},
 		{"host", func(r *Request) { r.Kind, r.Shell, r.Network = KindNetwork, nil, &NetworkPayload{Host: "x", Port: 443} }, ""},
-		{"mcp", func(r *Request) { r.Kind, r.Shell, r.MCP = KindMCP, nil, &MCPPayload{Tool: "t", Arguments: []byte(`{"a":1}`)} }, ""},
+		{"mcp", func(r *Request) {
+			r.Kind, r.Shell, r.MCP = KindMCP, nil, &MCPPayload{Tool: "t", Arguments: []byte(`{"a":1}`)}
+		}, ""},
 		{"version", func(r *Request) { r.Version = 2 }, "v"},
 		{"id upper", func(r *Request) { r.ID = "ABC" }, "id"},
 		{"id dots", func(r *Request) { r.ID = "../x" }, "id"},
@@ -49,16 +53,22 @@ func TestValidate(t *testing.T) {
 		{"bad UTF-8", func(r *Request) { r.Shell.Script = "a\xff" }, "shell.script"},
 		{"script too big", func(r *Request) { r.Shell.Script = strings.Repeat("a", MaxScript+1) }, "shell.script"},
 		{"relative cwd", func(r *Request) { r.Cwd = "w" }, "cwd"},
-		{"relative write", func(r *Request) { r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "a", Content: &content} }, "write.path"},
+		{"relative write", func(r *Request) {
+			r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "a", Content: &content}
+		}, "write.path"},
 		{"write both", func(r *Request) {
 			r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "/a", Content: &content, Edits: []Edit{{OldString: "a"}}}
 		}, "write"},
 		{"empty old_string", func(r *Request) {
 			r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "/a", Edits: []Edit{{}}}
 		}, "write.edits"},
-		{"port", func(r *Request) { r.Kind, r.Shell, r.Network = KindNetwork, nil, &NetworkPayload{Host: "x", Port: 70000} }, "network.port"},
+		{"port", func(r *Request) {
+			r.Kind, r.Shell, r.Network = KindNetwork, nil, &NetworkPayload{Host: "x", Port: 70000}
+		}, "network.port"},
 		{"url and host", func(r *Request) { r.Kind, r.Shell, r.Network = KindNetwork, nil, &NetworkPayload{URL: "u", Host: "x"} }, "network"},
-		{"mcp not json", func(r *Request) { r.Kind, r.Shell, r.MCP = KindMCP, nil, &MCPPayload{Tool: "t", Arguments: []byte("{")} }, "mcp.arguments"},
+		{"mcp not json", func(r *Request) {
+			r.Kind, r.Shell, r.MCP = KindMCP, nil, &MCPPayload{Tool: "t", Arguments: []byte("{")}
+		}, "mcp.arguments"},
 		{"source", func(r *Request) { r.Source = "agent" }, "source"},
 		{"justification", func(r *Request) { r.Justification = strings.Repeat("a", MaxJustification+1) }, "justification"},
 		{"reasons", func(r *Request) { r.PolicyReasons = make([]string, MaxReasons+1) }, "policy_reasons"},
@@ -128,9 +138,13 @@ func TestRequestRoundTripsThroughFile(t *testing.T) {
 	content := "<html>&amp;\u202e</html>"
 	reqs := []*Request{
 		valid(func(r *Request) { r.Shell.Script = "echo '<b>' && x \u2028 \x1b[31m" }),
-		valid(func(r *Request) { r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "/w/a", Content: &content} }),
+		valid(func(r *Request) {
+			r.Kind, r.Shell, r.Write = KindWrite, nil, &WritePayload{Path: "/w/a", Content: &content}
+		}),
 		valid(func(r *Request) { r.Shell = &ShellPayload{Argv: []string{"cat"}, Stdin: []byte{0, 1, 0xff}} }),
-		valid(func(r *Request) { r.Kind, r.Shell, r.MCP = KindMCP, nil, &MCPPayload{Tool: "t", Arguments: []byte(`{"a": "<x>"}`)} }),
+		valid(func(r *Request) {
+			r.Kind, r.Shell, r.MCP = KindMCP, nil, &MCPPayload{Tool: "t", Arguments: []byte(`{"a": "<x>"}`)}
+		}),
 	}
 	for i, r := range reqs {
 		b, err := encode(r)
