@@ -1,0 +1,133 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"fmt"
+	"path/filepath"
+	"syscall"
+
+	"github.com/containerd/cgroups/v3/cgroup1"
+	"github.com/opencontainers/runtime-spec/specs-go"
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+	"golang.org/x/sys/unix"
+)
+
+// cgroupV1 is a cgroup nested under the supervisor's own cgroup in each
+// v1 hierarchy it needs: memory and pids always, cpu with a CPU limit,
+// freezer without a pid namespace (to kill the rest at the end).
+type cgroupV1 struct {
+	cg    cgroup1.Cgroup
+	paths map[string]string // controller -> absolute directory
+}
+
+func newCgroupV1(f *facts, lim jailspec.Limits, pidNS bool) (cgroup, error) {
+	names := []cgroup1.Name{cgroup1.Memory, cgroup1.Pids}
+	if lim.CPUs > 0 {
+		names = append(names, cgroup1.Cpu)
+	}
+	if !pidNS {
+		names = append(names, cgroup1.Freezer)
+	}
+	name := cgroupName()
+	c := &cgroupV1{paths: map[string]string{}}
+	subs, err := c.subsystems(f, names, name)
+	if err != nil {
+		return nil, err
+	}
+	cg, err := cgroup1.New(cgroup1.NestedPath(name), v1Resources(lim),
+		cgroup1.WithHierarchy(func() ([]cgroup1.Subsystem, error) { return subs, nil }))
+	if err != nil {
+		return nil, fmt.Errorf("cgroup v1: %w", err)
+	}
+	c.cg = cg
+	return c, nil
+}
+
+// subsystems builds the controllers from the probed mount points and
+// records where the jail's directories will be.
+func (c *cgroupV1) subsystems(f *facts, names []cgroup1.Name, name string) ([]cgroup1.Subsystem, error) {
+	var subs []cgroup1.Subsystem
+	for _, n := range names {
+		h, ok := f.cg.v1[string(n)]
+		if !ok {
+			return nil, fmt.Errorf("%w: cgroup v1 controller %s is not mounted", ErrLayer, n)
+		}
+		root := filepath.Dir(h.mount)
+		switch n {
+		case cgroup1.Memory:
+			subs = append(subs, cgroup1.NewMemory(root, cgroup1.OptionalSwap()))
+		case cgroup1.Pids:
+			subs = append(subs, cgroup1.NewPids(root))
+		case cgroup1.Cpu:
+			subs = append(subs, cgroup1.NewCpu(root))
+		case cgroup1.Freezer:
+			subs = append(subs, cgroup1.NewFreezer(root))
+		}
+		c.paths[string(n)] = filepath.Join(h.dir, name)
+	}
+	return subs, nil
+}
+
+func v1Resources(lim jailspec.Limits) *specs.LinuxResources {
+	r := &specs.LinuxResources{}
+	if lim.MemoryBytes > 0 {
+		m := lim.MemoryBytes
+		r.Memory = &specs.LinuxMemory{Limit: &m, Swap: &m} // memsw = mem: no swap
+	}
+	if lim.Pids > 0 {
+		r.Pids = &specs.LinuxPids{Limit: &lim.Pids}
+	}
+	if lim.CPUs > 0 {
+		period := uint64(100000)
+		quota := int64(lim.CPUs * float64(period))
+		r.CPU = &specs.LinuxCPU{Quota: &quota, Period: &period}
+	}
+	return r
+}
+
+func (c *cgroupV1) prepare(*syscall.SysProcAttr) bool { return false }
+
+// join writes the init's pid once per hierarchy. The first write after an
+// idle spell waits for an RCU grace period in the kernel (about 8 ms
+// here); the init's own start-up runs meanwhile.
+func (c *cgroupV1) join(pid int) error {
+	if err := c.cg.Add(cgroup1.Process{Pid: pid}); err != nil {
+		return fmt.Errorf("cgroup v1 join: %w", err)
+	}
+	return nil
+}
+
+func (c *cgroupV1) kill() error {
+	procs, err := c.cg.Processes(cgroup1.Memory, true)
+	if err != nil || len(procs) == 0 {
+		return err
+	}
+	if _, ok := c.paths[string(cgroup1.Freezer)]; ok {
+		if err := c.cg.Freeze(); err != nil {
+			return fmt.Errorf("cgroup v1 freeze: %w", err)
+		}
+		defer c.cg.Thaw()
+		procs, err = c.cg.Processes(cgroup1.Memory, true)
+		if err != nil {
+			return err
+		}
+	}
+	for _, p := range procs {
+		_ = unix.Kill(p.Pid, unix.SIGKILL)
+	}
+	return nil
+}
+
+func (c *cgroupV1) events() (oom, pidsMax bool) {
+	oom = readCounter(filepath.Join(c.paths["memory"], "memory.oom_control"), "oom_kill") > 0
+	pidsMax = readCounter(filepath.Join(c.paths["pids"], "pids.events"), "max") > 0
+	return oom, pidsMax
+}
+
+func (c *cgroupV1) destroy() error {
+	if err := c.cg.Delete(); err != nil {
+		return fmt.Errorf("cgroup v1 delete: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+)
+
+// initConfig is what the supervisor sends the init: the spec without its
+// streams and logger, plus how the init was started.
+type initConfig struct {
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+
+	Writable []string `json:"writable"`
+	ReadOnly []string `json:"read_only"`
+	Holes    []string `json:"holes"`
+	Hidden   []string `json:"hidden"`
+
+	ProxyPort int `json:"proxy_port"`
+
+	Landlock   bool `json:"landlock"`
+	Seccomp    bool `json:"seccomp"`
+	NoNewPrivs bool `json:"no_new_privs"`
+	MountNS    bool `json:"mount_ns"`
+	PidNS      bool `json:"pid_ns"`
+	NetNS      bool `json:"net_ns"`
+	UserNS     bool `json:"user_ns"` // the init's capabilities are ambient ones in a user namespace
+}
+
+func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
+	if len(s.Argv) == 0 || s.Argv[0] == "" {
+		return nil, fmt.Errorf("%w: no command", ErrSpec)
+	}
+	for _, p := range allPaths(s) {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("%w: path %q is not absolute", ErrSpec, p)
+		}
+	}
+	e := s.Enforce
+	if (e.PidNS || e.NetNS) && !e.MountNS {
+		return nil, fmt.Errorf("%w: pid and network namespaces need the mount namespace", ErrSpec)
+	}
+	if e.NetNS && s.Net.ProxyPort <= 0 {
+		return nil, fmt.Errorf("%w: a network namespace needs a proxy port", ErrSpec)
+	}
+	return &initConfig{
+		Argv: s.Argv, Env: s.Env, Dir: s.Dir,
+		Writable: clean(s.FS.Writable), ReadOnly: clean(s.FS.ReadOnly),
+		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden),
+		ProxyPort: s.Net.ProxyPort,
+		Landlock:  e.Landlock, Seccomp: e.Seccomp, NoNewPrivs: e.NoNewPrivs,
+		MountNS: e.MountNS, PidNS: e.PidNS, NetNS: e.NetNS, UserNS: userNS,
+	}, nil
+}
+
+func allPaths(s *jailspec.Spec) []string {
+	all := []string{s.Dir}
+	for _, l := range [][]string{s.FS.Writable, s.FS.ReadOnly, s.FS.WritableHoles, s.FS.Hidden} {
+		all = append(all, l...)
+	}
+	return all
+}
+
+func clean(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, filepath.Clean(p))
+	}
+	return out
+}
+
+// anyRestriction reports whether the command gets any per-thread
+// restriction (which all need no_new_privs first).
+func (c *initConfig) anyRestriction() bool { return c.Landlock || c.Seccomp || c.NoNewPrivs }

@@ -1,0 +1,31 @@
+//go:build linux
+
+package jail_linux
+
+import "errors"
+
+// Sentinel errors of the Linux jail.
+var (
+	// ErrLayer is returned when a layer the spec asks for cannot be
+	// applied on this machine.
+	ErrLayer = errors.New("jail layer unavailable")
+	// ErrInit is returned when the jail's init failed before starting
+	// the command; the message carries the init's own error.
+	ErrInit = errors.New("jail init failed")
+	// ErrSpec is returned for a spec the jail cannot honour as written.
+	ErrSpec = errors.New("bad jail spec")
+)
+
+// InitError is a failure of the jail's init before the command ran. Code
+// is the init's exit status: 127 when the command was not found, 126 when
+// it could not be executed, 125 for any other set-up failure; -1 when the
+// init did not run at all.
+type InitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *InitError) Error() string { return "jail init: " + e.Msg }
+
+// Unwrap makes errors.Is(err, ErrInit) hold.
+func (e *InitError) Unwrap() error { return ErrInit }

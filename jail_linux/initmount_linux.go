@@ -1,0 +1,151 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// setupMounts runs in the init's fresh mount namespace: nothing it does
+// propagates back to the host. Holes first (their parent rw, its other
+// entries read-only), then the read-only paths (recursive binds, so they
+// keep the holes), then tmpfs over the hidden trees, then a /proc of the
+// jail's own pid namespace.
+func setupMounts(cfg *initConfig) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("mount propagation: %w", err)
+	}
+	if err := mountHoles(cfg); err != nil {
+		return err
+	}
+	for _, p := range protectTargets(cfg.ReadOnly, cfg.Writable) {
+		if err := bindReadOnly(p, true); err != nil {
+			return err
+		}
+	}
+	for _, h := range cfg.Hidden {
+		if err := hide(h); err != nil {
+			return err
+		}
+	}
+	if cfg.PidNS {
+		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("mount /proc: %w", err)
+		}
+	}
+	return nil
+}
+
+// mountHoles makes each holes' parent a writable mount of its own (so a
+// rename between two holes stays on one mount) and binds its other
+// entries read-only over themselves.
+func mountHoles(cfg *initConfig) error {
+	parents := map[string][]string{}
+	for _, h := range cfg.Holes {
+		if isDir(h) {
+			parents[filepath.Dir(h)] = append(parents[filepath.Dir(h)], h)
+		}
+	}
+	for parent, holes := range parents {
+		if err := unix.Mount(parent, parent, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", parent, err)
+		}
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", parent, err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(parent, e.Name())
+			if slices.Contains(holes, p) || e.Type()&os.ModeSymlink != 0 {
+				continue
+			}
+			if err := bindReadOnly(p, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// protectTargets resolves the read-only paths that exist. A symbolic link
+// is followed when its target lies in a writable tree (protecting the
+// target); a target elsewhere is left alone (it is not writable anyway,
+// and binding it could only make the jail's own view odd).
+func protectTargets(readOnly, writable []string) []string {
+	var out []string
+	for _, p := range readOnly {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue // absent: nothing to protect (see jailspec.FS.ReadOnly)
+		}
+		if real == p || inAny(real, writable) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+func inAny(p string, trees []string) bool {
+	for _, t := range trees {
+		if p == t || within(p, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// bindReadOnly binds p over itself and makes the new mount read-only;
+// rec also carries the mounts below p along (the holes).
+func bindReadOnly(p string, rec bool) error {
+	flags := uintptr(unix.MS_BIND)
+	if rec {
+		flags |= unix.MS_REC
+	}
+	if err := unix.Mount(p, p, "", flags, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", p, err)
+	}
+	return remountReadOnly(p)
+}
+
+// remountReadOnly sets MOUNT_ATTR_RDONLY on the top mount at p (not
+// recursively: the holes below stay writable). Kernels before 5.12 lack
+// mount_setattr; the classic remount keeps the flags it must not drop.
+func remountReadOnly(p string) error {
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	err := unix.MountSetattr(unix.AT_FDCWD, p, 0, &attr)
+	if errors.Is(err, unix.ENOSYS) {
+		var st unix.Statfs_t
+		if err = unix.Statfs(p, &st); err == nil {
+			keep := uintptr(st.Flags) & (unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_NOATIME | unix.MS_NODIRATIME | unix.MS_RELATIME)
+			err = unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|keep, "")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("read-only %s: %w", p, err)
+	}
+	return nil
+}
+
+// hide puts an empty, read-only, mode-000 tmpfs over dir.
+func hide(dir string) error {
+	if !isDir(dir) {
+		return nil // absent: nothing to hide
+	}
+	err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC,
+		"size=4k,nr_inodes=1,mode=000")
+	if err != nil {
+		return fmt.Errorf("hide %s: %w", dir, err)
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,45 @@
+//go:build linux
+
+// Package jail_linux is the Linux jail of run mode: it starts a command in
+// a fresh cgroup and, where the machine allows, new mount, pid and network
+// namespaces, with Landlock, a seccomp filter, no_new_privs and no
+// capabilities. The sandbox binary re-executes itself as the jail's init
+// (MaybeInit), which applies the irreversible restrictions to itself and
+// forks the command; the supervisor never restricts itself. It implements
+// launcher.Jail without importing the launcher.
+package jail_linux
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+)
+
+// Jail is the Linux jail. The zero value is ready; it detects the kernel's
+// features once, on first use, and is safe for concurrent use.
+type Jail struct {
+	once  sync.Once
+	facts *facts
+}
+
+func (j *Jail) detect() *facts {
+	j.once.Do(func() { j.facts = detect() })
+	return j.facts
+}
+
+// Probe reports what each layer enforces on this machine.
+func (j *Jail) Probe() jailspec.Report { return j.detect().report() }
+
+// Start starts spec's command in the jail and returns once the command
+// runs (or the set-up failed, in which case nothing is left behind).
+func (j *Jail) Start(ctx context.Context, spec *jailspec.Spec) (jailspec.Process, error) {
+	f := j.detect()
+	log := spec.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &starter{f: f, spec: spec, log: log}
+	return s.start(ctx)
+}

@@ -1,0 +1,118 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+	"golang.org/x/sys/unix"
+)
+
+// process is a running jail.
+type process struct {
+	cmd *exec.Cmd
+	cg  cgroup
+	ctl supCtl
+	ln  net.Listener
+	log *slog.Logger
+
+	waitOnce sync.Once
+	status   jailspec.ExitStatus
+	waitErr  error
+}
+
+func newProcess(s *starter) *process {
+	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, log: s.log}
+}
+
+func (p *process) Pid() int                    { return p.cmd.Process.Pid }
+func (p *process) ProxyListener() net.Listener { return p.ln }
+
+// Signal goes to the init, which forwards it to the command's group.
+func (p *process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Kill kills the whole jail: the cgroup, and the init (pid 1 of the pid
+// namespace, whose death kills the rest).
+func (p *process) Kill() error {
+	var err error
+	if p.cg != nil {
+		err = p.cg.kill()
+	}
+	if kerr := p.cmd.Process.Kill(); kerr != nil && !errors.Is(kerr, os.ErrProcessDone) {
+		err = errors.Join(err, kerr)
+	}
+	return err
+}
+
+// Wait waits for the command, then empties and removes the jail.
+func (p *process) Wait(ctx context.Context) (jailspec.ExitStatus, error) {
+	p.waitOnce.Do(func() { p.status, p.waitErr = p.wait(ctx) })
+	return p.status, p.waitErr
+}
+
+func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.Kill()
+		case <-done:
+		}
+	}()
+	werr := p.cmd.Wait()
+	close(done)
+	st := p.exitStatus(werr)
+	p.release()
+	if ctx.Err() != nil {
+		return st, ctx.Err()
+	}
+	return st, nil
+}
+
+// exitStatus prefers the init's report of the command's end; if the init
+// itself died (killed, OOM), its own status counts.
+func (p *process) exitStatus(werr error) jailspec.ExitStatus {
+	var st jailspec.ExitStatus
+	if typ, payload, _, err := p.ctl.recv(50 * time.Millisecond); err == nil && typ == msgExit {
+		var m exitMsg
+		if json.Unmarshal(payload, &m) == nil {
+			st = jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}
+		}
+	} else if ws, ok := p.cmd.ProcessState.Sys().(unix.WaitStatus); ok && ws.Signaled() {
+		st = jailspec.ExitStatus{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+	} else {
+		st = jailspec.ExitStatus{Code: p.cmd.ProcessState.ExitCode()}
+	}
+	if p.cg != nil {
+		st.OOMKilled, st.PidsLimit = p.cg.events()
+	}
+	if werr != nil {
+		p.log.Debug("jail init ended", "err", werr)
+	}
+	return st
+}
+
+// release kills what is left, removes the cgroup, closes the sockets.
+func (p *process) release() {
+	if p.cg != nil {
+		if err := p.cg.kill(); err != nil {
+			p.log.Warn("jail kill-all", "err", err)
+		}
+		if err := p.cg.destroy(); err != nil {
+			p.log.Warn("jail cgroup left behind", "err", err)
+		}
+	}
+	if p.ln != nil {
+		_ = p.ln.Close()
+	}
+	_ = p.ctl.c.Close()
+}

@@ -1,0 +1,198 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+	"golang.org/x/sys/unix"
+)
+
+// starter carries one Start through its steps.
+type starter struct {
+	f    *facts
+	spec *jailspec.Spec
+	log  *slog.Logger
+
+	cfg *initConfig
+	cg  cgroup
+	cmd *exec.Cmd
+	ctl supCtl
+	ln  net.Listener
+}
+
+func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
+	userNS := s.f.euid != 0 && (s.spec.Enforce.MountNS || s.spec.Enforce.PidNS || s.spec.Enforce.NetNS)
+	if s.cfg, err = newInitConfig(s.spec, userNS); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			code := s.abort()
+			var ie *InitError
+			if errors.As(err, &ie) {
+				ie.Code = code
+			}
+		}
+	}()
+	if s.spec.Enforce.Cgroup {
+		if s.cg, err = newCgroup(s.f, s.spec.Limits, s.spec.Enforce.PidNS); err != nil {
+			return nil, err
+		}
+	}
+	if err = s.launch(userNS); err != nil {
+		return nil, err
+	}
+	if err = s.handshake(ctx); err != nil {
+		return nil, err
+	}
+	return newProcess(s), nil
+}
+
+// launch re-executes this binary as the init.
+func (s *starter) launch(userNS bool) error {
+	sup, child, err := socketpair()
+	if err != nil {
+		return err
+	}
+	s.ctl = supCtl{c: sup}
+	defer child.Close()
+	s.cmd = &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{"sandbox-jail-init"},
+		Env:         []string{initEnv + "=1"},
+		Stdin:       s.spec.Stdin,
+		Stdout:      s.spec.Stdout,
+		Stderr:      s.spec.Stderr,
+		ExtraFiles:  []*os.File{child},
+		SysProcAttr: s.sysProcAttr(userNS),
+	}
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("start jail init: %w", err)
+	}
+	s.log.Debug("jail init started", "pid", s.cmd.Process.Pid)
+	return nil
+}
+
+func (s *starter) sysProcAttr(userNS bool) *syscall.SysProcAttr {
+	e := s.spec.Enforce
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if e.MountNS {
+		attr.Cloneflags |= unix.CLONE_NEWNS
+	}
+	if e.PidNS {
+		attr.Cloneflags |= unix.CLONE_NEWPID
+	}
+	if e.NetNS {
+		attr.Cloneflags |= unix.CLONE_NEWNET
+	}
+	if userNS {
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.Cloneflags |= unix.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		// the init keeps these across its execve as a non-root user, and
+		// drops every capability before it starts the command
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	}
+	if s.cg != nil {
+		s.cg.prepare(attr)
+	}
+	return attr
+}
+
+// handshake sends the config, joins the cgroup (v1) while the init sets
+// up, takes the proxy listener, lets the init go on and waits for it to
+// start the command.
+func (s *starter) handshake(ctx context.Context) error {
+	if err := s.ctl.sendJSON(msgConfig, s.cfg); err != nil {
+		return &InitError{Msg: "send config: " + err.Error()}
+	}
+	if s.cg != nil {
+		if err := s.cg.join(s.cmd.Process.Pid); err != nil {
+			return err
+		}
+	}
+	if s.cfg.NetNS {
+		if err := s.takeListener(); err != nil {
+			return err
+		}
+	}
+	if err := s.ctl.send(msgGo, nil); err != nil {
+		return &InitError{Msg: err.Error()}
+	}
+	return s.awaitReady(ctx)
+}
+
+func (s *starter) takeListener() error {
+	typ, payload, fd, err := s.ctl.recv(setupTimeout)
+	if err != nil || typ != msgListener || fd < 0 {
+		return s.initError(typ, payload, err)
+	}
+	f := os.NewFile(uintptr(fd), "jail-proxy-listener")
+	defer f.Close()
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return fmt.Errorf("proxy listener: %w", err)
+	}
+	s.ln = ln
+	return nil
+}
+
+func (s *starter) awaitReady(ctx context.Context) error {
+	deadline := setupTimeout
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < deadline {
+		deadline = max(time.Until(d), time.Millisecond)
+	}
+	typ, payload, _, err := s.ctl.recv(deadline)
+	if err != nil || typ != msgReady {
+		return s.initError(typ, payload, err)
+	}
+	return nil
+}
+
+// initError turns an unexpected reply into an error carrying the init's
+// own message.
+func (s *starter) initError(typ byte, payload []byte, err error) error {
+	switch {
+	case err != nil:
+		return &InitError{Msg: err.Error()}
+	case typ == msgError:
+		return &InitError{Msg: string(payload)}
+	}
+	return &InitError{Msg: fmt.Sprintf("bug: unexpected control message %q", typ)}
+}
+
+// abort undoes a failed start: kill the init, reap it, remove the
+// cgroup. It returns the init's exit code (-1 if it never ran).
+func (s *starter) abort() int {
+	code := -1
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+		code = s.cmd.ProcessState.ExitCode()
+	}
+	if s.ln != nil {
+		_ = s.ln.Close()
+	}
+	if s.ctl.c != nil {
+		_ = s.ctl.c.Close()
+	}
+	if s.cg != nil {
+		_ = s.cg.kill()
+		if err := s.cg.destroy(); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("jail cgroup left behind", "err", err)
+		}
+	}
+	return code
+}
