@@ -12,6 +12,7 @@ debs=(
   tmux             # terminal approver tests drive `sandbox watch` in a pty
   git              # shim and connector tests push to local bare repos
   curl             # jail tests reach the egress proxy with a real client
+  chromium         # the dashboard's browser test (playwright-core drives Debian's chromium)
 )
 
 missing=()
