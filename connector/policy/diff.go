@@ -94,12 +94,12 @@ func lcsOps(a, b []string) []diffOp {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
 			ops = append(ops, diffOp{' ', a[i]})
 			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || t[i*w+j+1] >= t[(i+1)*w+j]):
-			ops = append(ops, diffOp{'+', b[j]})
-			j++
-		default:
+		case i < len(a) && (j == len(b) || t[(i+1)*w+j] >= t[i*w+j+1]):
 			ops = append(ops, diffOp{'-', a[i]})
 			i++
+		default:
+			ops = append(ops, diffOp{'+', b[j]})
+			j++
 		}
 	}
 	return ops

@@ -1,0 +1,253 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// project is a folder with .sandbox/ and an opened per-user state.
+func project(t *testing.T) (folder.Folder, *userstate.State) {
+	t.Helper()
+	env := newTestEnv(t)
+	f, err := folder.New(env.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := userstate.OpenDir(env.state, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, st
+}
+
+func writePolicy(t *testing.T, f folder.Folder, src string) {
+	t.Helper()
+	mustWrite(t, f.Policy(), src)
+}
+
+func load(t *testing.T, f folder.Folder, st *userstate.State) (*Engine, []Warning) {
+	t.Helper()
+	e, warns, err := Load(f, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, warns
+}
+
+func hasWarning(ws []Warning, code string) bool {
+	for _, w := range ws {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	polA = "version: 1\nwrite: {allow: ['**']}\n"
+	polB = "version: 1\nwrite: {allow: ['**', '/**']}\n" // allows more
+)
+
+func TestLoadAcceptedFlow(t *testing.T) {
+	f, st := project(t)
+	writePolicy(t, f, polA)
+
+	e, warns := load(t, f, st)
+	if e.Status() != StatusNothingAccepted || !hasWarning(warns, WarnNotAccepted) {
+		t.Fatalf("before accept: %v %v", e.Status(), warns)
+	}
+	if d := e.Write("a.go", ""); d.Decision != Escalate {
+		t.Errorf("nothing accepted but write allowed")
+	}
+
+	if err := Accept(f, st, []byte(polA)); err != nil {
+		t.Fatal(err)
+	}
+	e, warns = load(t, f, st)
+	if e.Status() != StatusAccepted || len(warns) != 0 {
+		t.Fatalf("after accept: %v %v", e.Status(), warns)
+	}
+	if d := e.Write("a.go", ""); d.Decision != Allow {
+		t.Errorf("accepted policy not enforced: %v", d.Decision)
+	}
+
+	// An edit that allows more is pending: the accepted policy stays.
+	writePolicy(t, f, polB)
+	e, warns = load(t, f, st)
+	if e.Status() != StatusPending || !hasWarning(warns, WarnPending) {
+		t.Fatalf("after edit: %v %v", e.Status(), warns)
+	}
+	if d := e.Write("/tmp/x", ""); d.Decision != Escalate {
+		t.Errorf("pending change enforced: %v", d.Decision)
+	}
+	cur, acc, changed, err := Pending(f, st)
+	if err != nil || !changed || string(cur) != polB || string(acc) != polA {
+		t.Errorf("Pending = %q %q %v %v", cur, acc, changed, err)
+	}
+	if diff := UnifiedDiff("accepted", "policy.yaml", acc, cur); !strings.Contains(diff, "+write: {allow: ['**', '/**']}") {
+		t.Errorf("diff:\n%s", diff)
+	}
+
+	// A broken file: error with file:line, the accepted policy stays.
+	writePolicy(t, f, "version: 1\nwrite: {allow: ['**'], bogus: 1}\n")
+	e, warns = load(t, f, st)
+	if e.Status() != StatusPending || !hasWarning(warns, WarnInvalid) {
+		t.Fatalf("after break: %v %v", e.Status(), warns)
+	}
+	if !strings.Contains(warns[0].Message, "policy.yaml:2:") {
+		t.Errorf("warning without file:line: %q", warns[0].Message)
+	}
+	if d := e.Write("a.go", ""); d.Decision != Allow {
+		t.Errorf("accepted policy lost after a broken edit: %v", d.Decision)
+	}
+	if err := Accept(f, st, []byte("version: 1\nbogus: 1\n")); !errors.Is(err, ErrInvalidPolicy) {
+		t.Errorf("Accept of a broken file: %v", err)
+	}
+
+	// A missing file: the accepted policy stays.
+	if err := os.Remove(f.Policy()); err != nil {
+		t.Fatal(err)
+	}
+	e, warns = load(t, f, st)
+	if e.Status() != StatusPending || !hasWarning(warns, WarnMissing) || e.Write("a.go", "").Decision != Allow {
+		t.Errorf("after removal: %v %v", e.Status(), warns)
+	}
+}
+
+func TestLoadTamperedRecord(t *testing.T) {
+	f, st := project(t)
+	writePolicy(t, f, polA)
+	if err := Accept(f, st, []byte(polA)); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := st.FolderDir(f.Root)
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T)
+	}{
+		{"copy swapped", func(t *testing.T) { mustWrite(t, filepath.Join(dir, acceptedCopyName), polB) }},
+		{"record hash swapped", func(t *testing.T) {
+			rec, _ := os.ReadFile(filepath.Join(dir, acceptedRecordName))
+			s := strings.Replace(string(rec), sha256Hex([]byte(polA)), sha256Hex([]byte(polB)), 1)
+			mustWrite(t, filepath.Join(dir, acceptedRecordName), s)
+			mustWrite(t, filepath.Join(dir, acceptedCopyName), polB)
+			writePolicy(t, f, polB)
+		}},
+		{"record garbage", func(t *testing.T) { mustWrite(t, filepath.Join(dir, acceptedRecordName), "{") }},
+		{"other key", func(t *testing.T) { st.Key = make([]byte, 32) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := Accept(f, st, []byte(polA)); err != nil {
+				t.Fatal(err)
+			}
+			writePolicy(t, f, polA)
+			key := st.Key
+			t.Cleanup(func() { st.Key = key })
+			tc.tamper(t)
+			e, warns := load(t, f, st)
+			if e.Status() != StatusNothingAccepted || !hasWarning(warns, WarnBadRecord) {
+				t.Errorf("status %v warnings %v", e.Status(), warns)
+			}
+			if d := e.Write("/tmp/x", ""); d.Decision != Escalate {
+				t.Errorf("tampered record allowed more: %v", d.Decision)
+			}
+		})
+	}
+}
+
+func TestAcceptedRecordIsPerFolder(t *testing.T) {
+	f, st := project(t)
+	other := filepath.Join(filepath.Dir(f.Root), "other")
+	if err := os.MkdirAll(filepath.Join(other, ".sandbox"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := folder.New(other)
+	if err := Accept(f, st, []byte(polB)); err != nil {
+		t.Fatal(err)
+	}
+	// Copy f's record into g's state dir: it names f's root, so it fails.
+	fd, _ := st.FolderDir(f.Root)
+	gd, _ := st.FolderDir(g.Root)
+	for _, n := range []string{acceptedCopyName, acceptedRecordName} {
+		b, _ := os.ReadFile(filepath.Join(fd, n))
+		mustWrite(t, filepath.Join(gd, n), string(b))
+	}
+	writePolicy(t, g, polB)
+	if _, err := Accepted(g, st); !errors.Is(err, ErrBadRecord) {
+		t.Errorf("record copied from another folder: %v", err)
+	}
+}
+
+func TestRemembered(t *testing.T) {
+	f, st := project(t)
+	writePolicy(t, f, string(DefaultYAML()))
+	if err := Accept(f, st, DefaultYAML()); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []Remembered{
+		{Trigger: Shell, Tier: Allow, Pattern: "git push origin *", By: "u@h"},
+		{Trigger: Shell, Tier: Allow, Pattern: "rm -rf / **"}, // cannot lift a deny
+		{Trigger: Shell, Tier: Deny, Pattern: "git status --porcelain"},
+		{Trigger: Network, Tier: Allow, Pattern: "proxy.golang.org:443"},
+		{Trigger: Write, Tier: Allow, Pattern: ".sandbox/**"}, // cannot lift self-protection
+	} {
+		if err := Remember(f, st, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Remember(f, st, Remembered{Trigger: Shell, Tier: Escalate, Pattern: "x"}); err == nil {
+		t.Error("remembered an escalate")
+	}
+	if err := Remember(f, st, Remembered{Trigger: Shell, Tier: Allow, Pattern: "** x"}); err == nil {
+		t.Error("remembered a bad pattern")
+	}
+	e, warns := load(t, f, st)
+	if len(warns) != 0 {
+		t.Fatalf("warnings: %v", warns)
+	}
+	tests := []struct {
+		name string
+		d    Decision
+		want Tier
+	}{
+		{"remembered allow", e.Argv([]string{"git", "push", "origin", "main"}, ""), Allow},
+		{"not covered", e.Argv([]string{"git", "push", "upstream", "main"}, ""), Escalate},
+		{"deny stays", e.Argv([]string{"rm", "-rf", "/"}, ""), Deny},
+		{"remembered deny", e.Argv([]string{"git", "status", "--porcelain"}, ""), Deny},
+		{"network", e.Network("proxy.golang.org:443"), Allow},
+		{"self-protection stays", e.Write(".sandbox/x", ""), Deny},
+	}
+	if analyzeArgv == nil {
+		tests = tests[4:]
+	}
+	for _, tc := range tests {
+		if tc.d.Decision != tc.want {
+			t.Errorf("%s: %v, want %v\n%s", tc.name, tc.d.Decision, tc.want, dump(tc.d))
+		}
+	}
+
+	// Tamper: change a pattern without re-signing.
+	path, _ := rememberedPath(f, st)
+	b, _ := os.ReadFile(path)
+	mustWrite(t, path, strings.Replace(string(b), "git push origin *", "git push **", 1))
+	e, warns = load(t, f, st)
+	if !hasWarning(warns, WarnBadRemembered) {
+		t.Errorf("tampered entry not reported: %v", warns)
+	}
+	if analyzeArgv != nil {
+		if d := e.Argv([]string{"git", "push", "upstream"}, ""); d.Decision != Escalate {
+			t.Errorf("tampered entry applied: %v", d.Decision)
+		}
+	}
+	mustWrite(t, path, "not json")
+	if _, warns = load(t, f, st); !hasWarning(warns, WarnRememberedFile) {
+		t.Errorf("garbage file not reported: %v", warns)
+	}
+}
