@@ -9,7 +9,7 @@ func (s *scanner) chain(li *lineInfo, p parsed, sum [32]byte) {
 	s.resync = false
 	switch next := s.last.seq + 1; {
 	case p.seq < next:
-		s.rep.add(s.at(li, p.seq, KindReordered, "seq %d comes after seq %d", p.seq, s.last.seq))
+		s.rep.add(s.at(li, p.seq, KindReordered, "seq %d comes after seq %d (moved or duplicated)", p.seq, s.last.seq))
 		s.fillGap(p.seq)
 		s.checkAnchor(li, p.seq, sum)
 		return // the chain goes on from the highest seq
@@ -18,23 +18,24 @@ func (s *scanner) chain(li *lineInfo, p parsed, sum [32]byte) {
 	case !s.started && p.prev != [32]byte{}:
 		s.rep.add(s.at(li, p.seq, KindBroken, "the first record's prev is not all zeros"))
 	case s.started && p.prev != s.last.hash && !resync:
-		s.rep.add(s.at(li, p.seq, KindBroken, "prev does not match the hash of seq %d", s.last.seq))
+		s.rep.add(s.at(li, p.seq, KindBroken, "prev does not match the hash of seq %d: the records before this one were rewritten", s.last.seq))
 	}
 	s.started = true
 	s.last = link{seq: p.seq, hash: sum}
+	s.lastAt = s.at(li, p.seq, "", "")
 	s.checkAnchor(li, p.seq, sum)
 }
 
 // missing reports the records from..seq-1 that are not where they belong.
 func (s *scanner) missing(li *lineInfo, seq, from uint64) {
-	k, why := KindDeleted, "deleted"
+	k, why := KindDeleted, "removed from the log"
 	switch {
 	case !s.started:
 		why = "the log does not start at seq 1 (deleted, or an earlier file removed)"
 	case s.firstOfFile:
 		k, why = KindMissing, "the previous file ends early or a file between is missing"
 	}
-	idx := s.rep.add(s.at(li, seq, k, "records %d..%d are missing before this one: %s", from, seq-1, why))
+	idx := s.rep.add(s.at(li, seq, k, "%s missing before this one: %s", seqRange(from, seq-1), why))
 	s.gaps = append(s.gaps, gap{from: from, to: seq - 1, idx: idx})
 }
 
@@ -44,7 +45,7 @@ func (s *scanner) fillGap(seq uint64) {
 		if g.idx >= 0 && seq >= g.from && seq <= g.to {
 			pr := &s.rep.Problems[g.idx]
 			pr.Kind = KindReordered
-			pr.Message = "records before this one were moved after it (out of order)"
+			pr.Message = seqRange(g.from, g.to) + " out of order: found after this one"
 		}
 	}
 }
@@ -116,11 +117,11 @@ func (s *scanner) checkHead(anchorUsable bool) {
 			"truncation and rewriting cannot be ruled out (state lost, or another user's log?)"})
 	case a == nil:
 	case !s.started:
-		s.rep.add(Problem{File: s.fileOr(LiveFile), Kind: KindMissing,
+		s.rep.add(Problem{File: s.fileOr(), Kind: KindMissing,
 			Message: "no audit records, but the anchored head is seq " + utoa(a.seq) + ": the log file was deleted or emptied"})
 	case s.last.seq < a.seq:
-		s.rep.add(Problem{File: s.file, Seq: s.last.seq, Kind: KindTruncated,
+		s.rep.add(Problem{File: s.lastAt.File, Line: s.lastAt.Line, Seq: s.last.seq, Kind: KindTruncated,
 			Message: "the log ends at seq " + utoa(s.last.seq) + " but the anchored head is seq " + utoa(a.seq) +
-				": " + utoa(a.seq-s.last.seq) + " records were cut off the tail"})
+				": the tail was cut off"})
 	}
 }

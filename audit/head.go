@@ -20,7 +20,7 @@ func (l *Log) resolve() error {
 	}
 	fi, err := l.file.Stat()
 	if err != nil {
-		return fmt.Errorf("stat %s: %w", l.path, err)
+		return fmt.Errorf("audit log: %w", err)
 	}
 	size := fi.Size()
 	switch {
@@ -126,7 +126,7 @@ func (l *Log) pointHolds(p point, size int64) bool {
 // chain stays continuous even when it cannot be checked. A final fragment
 // without newline is a torn tail, handled by fragment.
 func (l *Log) catchUp(size int64, foreign bool) error {
-	lr := newLineReader(io.NewSectionReader(l.file, l.end, size-l.end), l.end, 1)
+	lr := newLineReader(io.NewSectionReader(l.file, l.end, size-l.end), l.end, size-l.end, 1)
 	skipped := 0
 	for {
 		li, err := lr.next()
@@ -134,7 +134,7 @@ func (l *Log) catchUp(size int64, foreign bool) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("read %s: %w", l.path, err)
+			return fmt.Errorf("audit log: %w", err)
 		}
 		if !li.newline {
 			l.end, l.known, l.haveHead = li.off+li.size, true, true
@@ -192,7 +192,7 @@ func (l *Log) terminate(size int64) error {
 	}
 	var last [1]byte
 	if _, err := l.file.ReadAt(last[:], size-1); err != nil {
-		return fmt.Errorf("read %s: %w", l.path, err)
+		return fmt.Errorf("audit log: %w", err)
 	}
 	if last[0] == '\n' {
 		return nil

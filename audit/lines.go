@@ -37,8 +37,11 @@ type lineReader struct {
 	no  int
 }
 
-func newLineReader(r io.Reader, off int64, firstLine int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, readBuf), off: off, no: firstLine - 1}
+// newLineReader reads lines from r, which holds at most size bytes (the
+// buffer need not be larger), starting at file offset off.
+func newLineReader(r io.Reader, off, size int64, firstLine int) *lineReader {
+	buf := int(min(readBuf, max(size+1, 16)))
+	return &lineReader{r: bufio.NewReaderSize(r, buf), off: off, no: firstLine - 1}
 }
 
 // next returns the next line, or io.EOF when none is left.

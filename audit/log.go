@@ -168,7 +168,7 @@ func (l *Log) writeLine(b []byte) error {
 			l.opts.logger.Warn("audit: cannot cut off a failed partial write", "file", l.path, "err", terr)
 		}
 	}
-	return fmt.Errorf("write %s: %w", l.path, err)
+	return fmt.Errorf("audit log: %w", err)
 }
 
 // withLock runs fn holding the cross-process lock.

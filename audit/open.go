@@ -10,7 +10,7 @@ import (
 func openRegular(path string, flag int, perm os.FileMode) (f *os.File, err error) {
 	f, err = openNoFollow(path, flag, perm)
 	if err != nil {
-		return nil, fmt.Errorf("audit: open %s: %w", path, err)
+		return nil, fmt.Errorf("audit: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -19,7 +19,7 @@ func openRegular(path string, flag int, perm os.FileMode) (f *os.File, err error
 	}()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("audit: stat %s: %w", path, err)
+		return nil, fmt.Errorf("audit: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("audit: %s is not a regular file (%v)", path, fi.Mode().Type())

@@ -91,20 +91,20 @@ func (t *tailer) readFile(ctx context.Context, name string, fn func(Record) erro
 	defer fh.Close()
 	fi, err := fh.Stat()
 	if err != nil {
-		return fmt.Errorf("audit: stat %s: %w", name, err)
+		return fmt.Errorf("audit: %w", err)
 	}
 	off := t.offsets[name]
 	if fi.Size() < off {
 		off = 0 // the file shrank: it was rewritten; read it again
 	}
-	lr := newLineReader(io.NewSectionReader(fh, off, fi.Size()-off), off, 1)
+	lr := newLineReader(io.NewSectionReader(fh, off, fi.Size()-off), off, fi.Size()-off, 1)
 	for {
 		li, err := lr.next()
 		if errors.Is(err, io.EOF) || (err == nil && !li.newline) {
 			break // a line still being written waits for the next poll
 		}
 		if err != nil {
-			return fmt.Errorf("audit: read %s: %w", name, err)
+			return fmt.Errorf("audit: %w", err)
 		}
 		off = li.off + li.size + 1
 		if err := t.emit(ctx, &li, fn); err != nil {

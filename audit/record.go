@@ -142,23 +142,26 @@ func parseSeq(b []byte) (uint64, bool) {
 
 // decodeHex decodes lowercase hex src into dst (len(src) == 2*len(dst)).
 func decodeHex(dst, src []byte) bool {
+	bad := byte(0)
 	for i := range dst {
-		hi, ok1 := hexVal(src[2*i])
-		lo, ok2 := hexVal(src[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
-		dst[i] = hi<<4 | lo
+		hi, lo := hexTable[src[2*i]], hexTable[src[2*i+1]]
+		bad |= hi | lo
+		dst[i] = hi<<4 | lo&0x0f
 	}
-	return true
+	return bad&0x80 == 0
 }
 
-func hexVal(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+// hexTable maps a lowercase hex digit to its value and anything else to
+// 0xff, so that decodeHex needs no branch per byte.
+var hexTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()

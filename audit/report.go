@@ -86,3 +86,11 @@ func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
 func fmtRun(r forgedRun) string {
 	return fmt.Sprintf("%d records (seq %d..%d)", r.count, r.from, r.to)
 }
+
+// seqRange names a run of sequence numbers.
+func seqRange(from, to uint64) string {
+	if from == to {
+		return "record " + utoa(from)
+	}
+	return fmt.Sprintf("records %d..%d", from, to)
+}

@@ -16,13 +16,14 @@ type scanner struct {
 	rep    *Report
 	anchor *point
 
-	file        string // current file, relative
-	firstOfFile bool   // the current line is the file's first
-	started     bool   // a record was seen
-	last        link   // the highest-seq record seen so far
-	anchorSeen  bool   // the record at the anchored seq was checked
-	resync      bool   // the next record's prev is not checked (after a forged one)
-	gaps        []gap  // sequence gaps, upgraded to reorders when filled later
+	file        string  // current file, relative
+	firstOfFile bool    // the current line is the file's first
+	started     bool    // a record was seen
+	last        link    // the highest-seq record seen so far
+	lastAt      Problem // where the last authentic in-order record is
+	anchorSeen  bool    // the record at the anchored seq was checked
+	resync      bool    // the next record's prev is not checked (after a forged one)
+	gaps        []gap   // sequence gaps, upgraded to reorders when filled later
 	torn        *tornLine
 	forgedRun   forgedRun
 }
@@ -140,9 +141,9 @@ func (s *scanner) explainTorn(p parsed, authentic bool) {
 }
 
 // fileOr is the current file, or the live file's relative name.
-func (s *scanner) fileOr(name string) string {
+func (s *scanner) fileOr() string {
 	if s.file != "" {
 		return s.file
 	}
-	return filepath.Join(".sandbox", "audit", name)
+	return filepath.Join(".sandbox", "audit", LiveFile)
 }

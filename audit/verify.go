@@ -109,16 +109,21 @@ func (s *scanner) scanFile(path string, lf logFile, last bool) error {
 		return err
 	}
 	defer fh.Close()
-	s.file = lf.rel
+	return s.scan(io.LimitReader(fh, lf.size), lf.size, lf.rel, last)
+}
+
+// scan feeds the lines of one file to s; last says it is the log's last.
+func (s *scanner) scan(r io.Reader, size int64, rel string, last bool) error {
+	s.file = rel
 	s.firstOfFile = true
-	lr := newLineReader(io.LimitReader(fh, lf.size), 0, 1)
+	lr := newLineReader(r, 0, size, 1)
 	for {
 		li, err := lr.next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
+			return fmt.Errorf("audit: %w", err)
 		}
 		s.line(&li, last && !li.newline)
 		s.firstOfFile = false
