@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -43,7 +42,7 @@ func TestBadPendingFilesAreQuarantined(t *testing.T) {
 			return "01link.json"
 		}},
 		{"fifo", func(t *testing.T, dir string) string {
-			mustOK(t, syscall.Mkfifo(filepath.Join(dir, "01fifo.json"), 0o644))
+			mkfifo(t, filepath.Join(dir, "01fifo.json"))
 			return "01fifo.json"
 		}},
 		{"hard link", func(t *testing.T, dir string) string {

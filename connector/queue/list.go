@@ -16,9 +16,9 @@ import (
 // is moved to quarantine/ and reported as a Problem; it never stops the
 // other requests from being listed.
 func (q *Queue) Pending() ([]*Request, []Problem) {
-	problems := q.Recover()
+	problems := q.recoverClaimed()
 	reqs, more := q.scan(StatePending)
-	return reqs, append(problems, more...)
+	return q.expire(reqs), append(problems, more...)
 }
 
 // scan reads every file of a request directory.

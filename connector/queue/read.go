@@ -69,6 +69,9 @@ func checkOpened(f *os.File, pre, fi os.FileInfo) error {
 	if err != nil {
 		return fmt.Errorf("link count: %w", err)
 	}
+	if n == 0 {
+		return fmt.Errorf("%s: removed while opening: %w", f.Name(), fs.ErrNotExist)
+	}
 	if n != 1 {
 		return badFile("%d hard links", n)
 	}

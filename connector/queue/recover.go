@@ -23,20 +23,37 @@ const maxClockSkew = 5 * time.Minute
 // again by itself. Pending requests older than the expiry become
 // `expired`. Leftover tmp/ files, stale gates, dead waiter registrations
 // and old join index entries are removed. Bad files are quarantined and
-// returned as problems. Pending and List call it; approvers may call it
-// periodically.
+// returned as problems. Pending and List do the same; approvers may call
+// it periodically.
 func (q *Queue) Recover() []Problem {
 	problems := q.recoverClaimed()
-	if unlock, err := q.lockBus(); err == nil {
-		problems = append(problems, q.expireLocked()...)
-		q.sweepWaiters()
-		q.compactJoins()
-		unlock()
-	} else {
-		problems = append(problems, Problem{State: StatePending, Name: ".", Err: err})
+	reqs, more := q.scan(StatePending)
+	q.expire(reqs)
+	return append(problems, more...)
+}
+
+// expire completes the expired ones of reqs (just read from pending/) as
+// `expired`, and tidies up under the bus lock. It returns the others.
+func (q *Queue) expire(reqs []*Request) []*Request {
+	unlock, err := q.lockBus()
+	if err != nil {
+		q.log.Warn("expiry", "err", err)
+		return reqs
 	}
-	q.sweep(q.f.Tmp(), staleAge, func(string) bool { return true })
-	return problems
+	defer unlock()
+	kept := reqs[:0:0]
+	for _, r := range reqs {
+		if !q.expired(r) {
+			kept = append(kept, r)
+		} else if c, err := q.Claim(r.ID); err == nil {
+			c.Complete(&Result{Decision: Expired, Approver: Approver{User: LocalUser(), Surface: "expiry"},
+				Reason: "nobody decided within " + q.expiry.String()})
+		}
+	}
+	q.sweepWaiters()
+	q.compactJoins()
+	q.sweep(q.f.Tmp(), staleAge)
+	return kept
 }
 
 func (q *Queue) recoverClaimed() []Problem {
@@ -102,28 +119,19 @@ func (q *Queue) interruptedResult(id string) *Result {
 	return res
 }
 
-// expireLocked completes pending requests older than the expiry as
-// `expired`. Called with the bus lock held.
-func (q *Queue) expireLocked() []Problem {
-	names, err := readNames(q.f.Pending())
-	if err != nil {
-		return []Problem{{State: StatePending, Name: ".", Err: err}}
-	}
-	for _, name := range names {
-		id := idFromName(name)
-		if id == "" {
-			continue // Pending quarantines it
-		}
-		r, err := q.readRequest(StatePending, id)
-		if err != nil || !q.expired(r) {
+// expireLocked expires old pending requests (a full queue makes room).
+// Called with the bus lock held.
+func (q *Queue) expireLocked() {
+	reqs, _ := q.scan(StatePending)
+	for _, r := range reqs {
+		if !q.expired(r) {
 			continue
 		}
-		if c, err := q.Claim(id); err == nil {
+		if c, err := q.Claim(r.ID); err == nil {
 			c.Complete(&Result{Decision: Expired, Approver: Approver{User: LocalUser(), Surface: "expiry"},
 				Reason: "nobody decided within " + q.expiry.String()})
 		}
 	}
-	return nil
 }
 
 func (q *Queue) expired(r *Request) bool {
@@ -140,15 +148,15 @@ func (q *Queue) removeStaleGate(id string) {
 	}
 }
 
-// sweep removes the files of dir older than maxAge whose name is eligible.
-func (q *Queue) sweep(dir string, maxAge time.Duration, eligible func(string) bool) {
+// sweep removes the files of dir older than maxAge.
+func (q *Queue) sweep(dir string, maxAge time.Duration) {
 	names, err := readNames(dir)
 	if err != nil {
 		return
 	}
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		if fi, err := os.Lstat(p); err == nil && eligible(n) && !fi.IsDir() && q.age(fi.ModTime()) > maxAge {
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() && q.age(fi.ModTime()) > maxAge {
 			os.Remove(p)
 		}
 	}

@@ -54,6 +54,9 @@ func (q *Queue) Submit(ctx context.Context, req *Request) (id string, joined boo
 	if err := q.checkRoom(); err != nil {
 		return "", false, err
 	}
+	if q.used(req.ID) {
+		return "", false, invalid("id", "%s is already in use", req.ID)
+	}
 	if err := os.Rename(tmp, q.path(StatePending, req.ID)); err != nil {
 		return "", false, fmt.Errorf("submit %s: %w", req.ID, err)
 	}
@@ -152,4 +155,15 @@ func (q *Queue) countPending() (int, error) {
 		return 0, fmt.Errorf("count pending: %w", err)
 	}
 	return len(names), nil
+}
+
+// used reports whether id already names a request or result: rename would
+// replace it. Called with the bus lock held.
+func (q *Queue) used(id string) bool {
+	for _, s := range []State{StatePending, StateClaimed, StateDone} {
+		if _, err := os.Lstat(q.path(s, id)); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
 }
