@@ -5,5 +5,8 @@ package main
 import "os"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		os.Exit(hookMain(os.Args[2:])) // the hot path: see cmd_hook.go
+	}
 	os.Exit(execute(os.Args))
 }

@@ -22,6 +22,10 @@ var commands = []func() *cobra.Command{
 	newDenyCmd,
 	newResultCmd,
 	newRequestCmd,
+	newHookCmd,
+	newRestoreCmd,
+	newCheckCmd,
+	newPolicyCmd,
 	newVersionCmd,
 }
 

@@ -43,6 +43,11 @@ func Run(ctx context.Context, p Profile, stdin io.Reader, stdout io.Writer, open
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if cerr := core.Close(); cerr != nil {
+			core.Logger().Warn("closing", "err", cerr)
+		}
+	}()
 	switch in.HookEventName {
 	case PreToolUse:
 		return pre(ctx, p, core, in, cwd, stdout)

@@ -10,6 +10,7 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"time"
@@ -66,6 +67,21 @@ type Core struct {
 	Options   Options
 	Log       *slog.Logger
 	now       func() time.Time
+	// closers run at Close, newest first.
+	closers []func() error
+}
+
+// OnClose registers f to run when the core is closed.
+func (c *Core) OnClose(f func() error) { c.closers = append(c.closers, f) }
+
+// Close releases whatever the core's dependencies opened.
+func (c *Core) Close() error {
+	var errs []error
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		errs = append(errs, c.closers[i]())
+	}
+	c.closers = nil
+	return errors.Join(errs...)
 }
 
 // Options tune the core.
@@ -96,7 +112,8 @@ func (c *Core) clock() time.Time {
 	return time.Now()
 }
 
-func (c *Core) logger() *slog.Logger {
+// Logger is the core's logger (discarding when none was given).
+func (c *Core) Logger() *slog.Logger {
 	if c.Log != nil {
 		return c.Log
 	}

@@ -57,7 +57,7 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	if err != nil {
 		return nil, fmt.Errorf("submitting the request: %w", err)
 	}
-	c.logger().Info("escalated", "id", id, "joined", joined, "tool", call.Tool)
+	c.Logger().Info("escalated", "id", id, "joined", joined, "tool", call.Tool)
 	if err := c.record(ctx, call, "hook.escalate", d, id); err != nil {
 		return nil, err
 	}

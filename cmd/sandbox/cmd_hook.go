@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/claude"
+	"github.com/sandbox-dev/sandbox/connector/codex"
+	"github.com/sandbox-dev/sandbox/connector/hook"
+	"github.com/sandbox-dev/sandbox/connector/hook/live"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// exitHookRefused is the only exit code these agents treat as "refuse the
+// call" when a hook fails; every other code lets the call through.
+const exitHookRefused = 2
+
+// hookProfiles are the agents `sandbox hook AGENT` answers for.
+var hookProfiles = map[string]claude.Profile{
+	"claude": claude.Claude,
+	"codex":  codex.Codex,
+}
+
+type hookOptions struct {
+	agent      string
+	wait       time.Duration
+	deferAllow bool
+	stdin      io.Reader
+	stdout     io.Writer
+}
+
+func (o *hookOptions) bind(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.wait, "wait", 0, fmt.Sprintf("how long to wait for a human (default: the policy's hook.wait, else %s; at most %s)", hook.DefaultWait, hook.MaxWait))
+	fs.BoolVar(&o.deferAllow, "defer-allow", false, "let the agent's own permission prompts decide allowed calls instead of pre-approving them")
+}
+
+func newHookCmd() *cobra.Command {
+	opts := &hookOptions{}
+	cmd := &cobra.Command{
+		Use:   "hook AGENT",
+		Short: "Answer one hook event of an agent (run by the agent, installed by `sandbox init`)",
+		Long: "Reads one hook event (JSON) on stdin and answers on stdout. Any failure exits 2 with one line\n" +
+			"on stderr, which the agent treats as a refusal. Agents: " + strings.Join(hookAgents(), ", ") + ".",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.agent, opts.stdin, opts.stdout = args[0], cmd.InOrStdin(), cmd.OutOrStdout()
+			return runHook(cmd.Context(), opts)
+		},
+	}
+	opts.bind(cmd.Flags())
+	return cmd
+}
+
+func hookAgents() []string {
+	var names []string
+	for n := range hookProfiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// runHook answers one event; every error becomes exit 2 with one line.
+func runHook(ctx context.Context, opts *hookOptions) error {
+	p, ok := hookProfiles[opts.agent]
+	if !ok {
+		return &exitError{exitHookRefused, fmt.Sprintf("hook: unknown agent %q (known: %s)", opts.agent, strings.Join(hookAgents(), ", "))}
+	}
+	open := func(ctx context.Context, cwd string) (*hook.Core, error) {
+		return live.Open(ctx, cwd, live.Options{Agent: p.Name, Wait: opts.wait, DeferAllow: opts.deferAllow, Log: hookLogger()})
+	}
+	if err := claude.Run(ctx, p, opts.stdin, opts.stdout, open); err != nil {
+		return &exitError{exitHookRefused, "hook: " + oneLine(err.Error())}
+	}
+	return nil
+}
+
+// hookLogger logs to stderr when SANDBOX_HOOK_DEBUG is set (agents show a
+// hook's stderr only in their debug views), else nowhere.
+func hookLogger() *slog.Logger {
+	if os.Getenv("SANDBOX_HOOK_DEBUG") == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// hookMain is the fast path main takes for `sandbox hook ...`: the hook
+// runs on every tool call, so it skips building the whole command tree.
+func hookMain(args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: hook: bug: panic: %v\n", r)
+			code = exitHookRefused
+		}
+	}()
+	opts := &hookOptions{stdin: os.Stdin, stdout: os.Stdout}
+	fs := pflag.NewFlagSet("sandbox hook", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	opts.bind(fs)
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		return execute(append([]string{"sandbox", "hook"}, args...)) // cobra explains usage
+	}
+	opts.agent = fs.Arg(0)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := runHook(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %s\n", err)
+	}
+	return exitCode(err)
+}

@@ -1,0 +1,9 @@
+package main
+
+// The agent integrations register themselves with connector/install in
+// their init functions; `sandbox init --AGENT` and `sandbox uninstall`
+// find them there.
+import (
+	_ "github.com/sandbox-dev/sandbox/connector/claude"
+	_ "github.com/sandbox-dev/sandbox/connector/codex"
+)

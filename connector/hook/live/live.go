@@ -1,0 +1,82 @@
+// Package live opens the hook core on a real project folder: the folder
+// found upward from the event's directory, the per-user state, and the
+// last accepted policy; the queue, the audit log and the originals store
+// are opened only when a call needs them, because the hook runs once per
+// tool call and must start fast.
+package live
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/hook"
+	"github.com/sandbox-dev/sandbox/connector/originals"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// Options tune Open.
+type Options struct {
+	// Agent names the actor in the audit log ("hook:AGENT").
+	Agent string
+	// Wait overrides the policy's hook.wait when not zero.
+	Wait time.Duration
+	// DeferAllow makes allowed calls defer to the agent's own prompts.
+	DeferAllow bool
+	Log        *slog.Logger
+}
+
+// Open returns the core for the project that holds cwd.
+func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	f, err := folder.Find(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("%w (sandbox's hooks are installed here: run `sandbox init`, or `sandbox uninstall` to remove them)", err)
+	}
+	st, err := userstate.Open(false)
+	if err != nil {
+		return nil, fmt.Errorf("per-user state: %w (run `sandbox init` once)", err)
+	}
+	eng, warns, err := policy.Load(f, st, log)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	for _, w := range warns {
+		log.Warn("policy", "warning", w)
+	}
+	wait := o.Wait
+	if p := eng.Policy(); wait == 0 && p != nil {
+		wait = p.Hook.Wait
+	}
+	core := &hook.Core{
+		Folder: f, Policy: eng, Log: log,
+		Originals: originals.Open(f),
+		Options:   hook.Options{Wait: wait, DeferAllow: o.DeferAllow},
+	}
+	core.Queue = func() (hook.Queue, error) {
+		q, err := queue.Open(f, queue.WithLogger(log))
+		if err != nil {
+			return nil, err
+		}
+		core.OnClose(q.Close)
+		return keeper{q}, nil
+	}
+	core.Audit = &recorder{f: f, st: st, actor: "hook:" + o.Agent, core: core}
+	return core, nil
+}
+
+// keeper waits without withdrawing: a hook that stops waiting leaves the
+// request pending so that the same call asked again joins it.
+type keeper struct{ *queue.Queue }
+
+func (k keeper) Wait(ctx context.Context, id string) (*queue.Result, error) {
+	return k.Queue.WaitKeep(ctx, id)
+}
