@@ -49,8 +49,10 @@ type Approver struct {
 	timeout time.Duration
 	log     *slog.Logger
 
-	// afterClaim, when set (tests), runs between the claim and execution.
+	// Test hooks: afterClaim runs between the claim and the audit of the
+	// intent; execHook at the start of execution (inside its recover).
 	afterClaim func(c *queue.Claim)
+	execHook   func(c *queue.Claim)
 }
 
 // New returns an Approver for opts.Queue's folder.

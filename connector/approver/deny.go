@@ -28,7 +28,7 @@ func (a *Approver) deny(ctx context.Context, id, reason string, who Identity, ru
 		return nil, fmt.Errorf("%q: %w", id, ErrBadID)
 	}
 	hash := ""
-	if req, _, err := a.q.Load(id); err == nil {
+	if req, _, err := a.q.Load(id); err == nil && req != nil {
 		hash = req.Hash
 	}
 	err := a.q.Deny(id, who.queueApprover(), reason)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/broker"
@@ -26,6 +27,9 @@ func (a *Approver) execute(ctx context.Context, c *queue.Claim, onOutput func(st
 			res.DurationMS = time.Since(start).Milliseconds()
 		}
 	}()
+	if a.execHook != nil {
+		a.execHook(c)
+	}
 	req := c.Request
 	switch req.Kind {
 	case queue.KindShell:
@@ -55,6 +59,7 @@ func (a *Approver) runShell(ctx context.Context, req *queue.Request, onOutput fu
 		return &queue.Result{Decision: queue.Failed, Reason: "bug: shell request without a payload"}
 	}
 	logPath := a.f.ResultLog(req.ID)
+	show := a.guard(onOutput)
 	idx := createStreamIndex(a.f, req.ID, a.log)
 	defer idx.close()
 	oc, err := broker.Run(ctx, broker.Spec{
@@ -64,9 +69,7 @@ func (a *Approver) runShell(ctx context.Context, req *queue.Request, onOutput fu
 		Timeout: a.timeout, MaxCapture: queue.DefaultOutputCap, LogPath: logPath,
 		OnOutput: func(stream string, b []byte) {
 			idx.note(stream, len(b))
-			if onOutput != nil {
-				onOutput(stream, b)
-			}
+			show(stream, b)
 		},
 	})
 	if oc.Started.IsZero() {
@@ -102,4 +105,26 @@ func errText(err error, fallback string) string {
 		return fallback
 	}
 	return err.Error()
+}
+
+// guard protects the broker from the live-output callback: a panic in it
+// (display code) would kill the approver mid-execution from the broker's
+// goroutine. After a panic, live output stops; capture and log go on.
+func (a *Approver) guard(onOutput func(string, []byte)) func(string, []byte) {
+	if onOutput == nil {
+		return func(string, []byte) {}
+	}
+	var broken atomic.Bool
+	return func(stream string, b []byte) {
+		if broken.Load() {
+			return
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				broken.Store(true)
+				a.log.Error("live output display panicked; output still captured", "panic", p)
+			}
+		}()
+		onOutput(stream, b)
+	}
 }
