@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
