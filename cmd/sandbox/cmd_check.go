@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of `sandbox check`: the decision.
+const (
+	exitCheckAllow    = 0
+	exitCheckEscalate = 10
+	exitCheckDeny     = 20
+)
+
+type checkOptions struct {
+	dir      dirFlag
+	json     bool
+	script   string
+	write    string
+	read     string
+	url      string
+	mcp      string
+	cwd      string
+	argv     []string
+	given    []string // which inputs were given
+	out, err io.Writer
+}
+
+func newCheckCmd() *cobra.Command {
+	opts := &checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check [--dir DIR] [--json] (--script TEXT | --write PATH | --read PATH | --url URL | --mcp TOOL | -- ARGV...)",
+		Short: "Ask the folder's policy about a command, file, destination or MCP tool (exit 0 allow, 10 escalate, 20 deny)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); len(args) > 0 && dash != 0 {
+				return &exitError{code: exitUsage, msg: "check: a command to check goes after --"}
+			}
+			opts.argv, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			for _, name := range []string{"script", "write", "read", "url", "mcp"} {
+				if cmd.Flags().Changed(name) {
+					opts.given = append(opts.given, "--"+name)
+				}
+			}
+			if len(args) > 0 {
+				opts.given = append(opts.given, "-- ARGV")
+			}
+			return runCheck(cmd.Context(), opts)
+		},
+	}
+	opts.dir.bind(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.json, "json", false, `print {"decision","reasons","parts"} as JSON`)
+	fl.StringVar(&opts.script, "script", "", "a bash script")
+	fl.StringVar(&opts.write, "write", "", "a file to be written")
+	fl.StringVar(&opts.read, "read", "", "a file to be read")
+	fl.StringVar(&opts.url, "url", "", "a URL or host:port to be reached")
+	fl.StringVar(&opts.mcp, "mcp", "", "an MCP tool name (mcp__server__tool)")
+	fl.StringVar(&opts.cwd, "cwd", "", "working directory of the command (default: the current directory)")
+	return cmd
+}
+
+func runCheck(_ context.Context, opts *checkOptions) error {
+	if len(opts.given) != 1 {
+		return &exitError{code: exitUsage, msg: "check: give exactly one of --script, --write, --read, --url, --mcp or -- ARGV"}
+	}
+	f, err := opts.dir.resolve(nil)
+	if err != nil {
+		return err
+	}
+	if opts.cwd == "" {
+		if opts.cwd, err = os.Getwd(); err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+	}
+	e, err := loadEngine(f, opts.err)
+	if err != nil {
+		return err
+	}
+	d := decide(e, opts)
+	if err := printDecision(opts, d); err != nil {
+		return err
+	}
+	return exitWith(checkExitCode(d.Decision))
+}
+
+// loadEngine loads the folder's engine and prints its warnings. Without a
+// usable per-user state, nothing counts as accepted: everything escalates.
+func loadEngine(f folder.Folder, errw io.Writer) (*policy.Engine, error) {
+	st, err := userstate.Open(false)
+	if err != nil {
+		fmt.Fprintf(errw, "sandbox: warning: %s; nothing is accepted here, everything escalates\n", display.EscapeLine(err.Error()))
+		return policy.New(f.Root, nil, policy.Options{Logger: stderrLogger(errw)})
+	}
+	e, warns, err := policy.Load(f, st, stderrLogger(errw))
+	for _, w := range warns {
+		fmt.Fprintf(errw, "sandbox: warning: %s\n", display.Escape(w.Message))
+	}
+	return e, err
+}
+
+func decide(e *policy.Engine, opts *checkOptions) policy.Decision {
+	switch opts.given[0] {
+	case "--script":
+		return e.Shell(opts.script, opts.cwd)
+	case "--write":
+		return e.Write(opts.write, opts.cwd)
+	case "--read":
+		return e.Read(opts.read, opts.cwd)
+	case "--url":
+		return e.NetworkURL(opts.url)
+	case "--mcp":
+		return e.MCP(opts.mcp)
+	}
+	return e.Argv(opts.argv, opts.cwd)
+}
+
+func checkExitCode(t policy.Tier) int {
+	switch t {
+	case policy.Allow:
+		return exitCheckAllow
+	case policy.Deny:
+		return exitCheckDeny
+	}
+	return exitCheckEscalate
+}
+
+func printDecision(opts *checkOptions, d policy.Decision) error {
+	if opts.json {
+		enc := json.NewEncoder(opts.out)
+		return enc.Encode(d)
+	}
+	fmt.Fprintf(opts.out, "%s\n", d.Decision)
+	for _, p := range d.Parts {
+		fmt.Fprintf(opts.out, "  %-8s %-7s %s\n", p.Decision, p.Trigger, display.EscapeLine(p.Subject))
+		fmt.Fprintf(opts.out, "           %s: %s\n", display.EscapeLine(p.Rule), display.EscapeLine(p.Reason))
+	}
+	if len(d.Parts) == 0 {
+		for _, r := range d.Reasons {
+			fmt.Fprintf(opts.out, "  %s\n", display.EscapeLine(r))
+		}
+	}
+	return nil
+}
