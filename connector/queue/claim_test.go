@@ -3,7 +3,9 @@ package queue
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -181,4 +183,34 @@ func TestApprovedNeedsBegin(t *testing.T) {
 		t.Fatalf("complete: %v", err)
 	}
 	mustOK(t, c.Complete(&Result{Decision: Denied, Approver: Approver{User: "a@h", Surface: "watch"}}))
+}
+
+func TestCompleteCapsFreeText(t *testing.T) {
+	q := testQueue(t)
+	id := submit(t, q, shellReq("make", "s"))
+	c, err := q.Claim(id)
+	mustOK(t, err)
+	mustOK(t, c.Begin())
+	code := 1
+	mustOK(t, c.Complete(&Result{Decision: Failed, Approver: Approver{User: "a@h", Surface: "watch"},
+		Reason: strings.Repeat("\x00", MaxJustification), ExitCode: &code,
+		Stdout: strings.Repeat("o", 3*DefaultOutputCap), Stderr: "e"}))
+	res, err := q.Result(id)
+	mustOK(t, err)
+	if len(res.Reason) > MaxJustification || !res.StdoutTruncated || len(res.Stdout) > DefaultOutputCap ||
+		res.StderrTruncated || res.Stderr != "e" {
+		t.Fatalf("result: reason %d bytes, stdout %d bytes truncated=%v", len(res.Reason), len(res.Stdout), res.StdoutTruncated)
+	}
+}
+
+func TestPendingReadsBoundedFiles(t *testing.T) {
+	q := testQueue(t, WithMaxPending(1))
+	for i := range q.scanLimit() + 5 {
+		id := NewID()
+		writeRaw(t, q.f.Pending(), id+".json", validRaw(t, id, fmt.Sprint("echo ", i)))
+	}
+	reqs, problems := q.Pending()
+	if len(reqs) != q.scanLimit() || len(problems) != 1 {
+		t.Fatalf("%d requests, problems %v", len(reqs), problems)
+	}
 }

@@ -70,6 +70,14 @@ func (c *Claim) Complete(res *Result) error {
 }
 
 func (c *Claim) fill(res *Result) {
+	res.Reason = cleanText(res.Reason, MaxJustification)
+	res.Signal = cleanText(res.Signal, MaxName)
+	if len(res.Stdout) > DefaultOutputCap {
+		res.Stdout, res.StdoutTruncated = CapOutput([]byte(res.Stdout), DefaultOutputCap)
+	}
+	if len(res.Stderr) > DefaultOutputCap {
+		res.Stderr, res.StderrTruncated = CapOutput([]byte(res.Stderr), DefaultOutputCap)
+	}
 	r := c.Request
 	res.Version, res.ID, res.RequestHash = Version, c.id, c.Hash
 	res.Kind, res.Summary, res.Session, res.Requested = r.Kind, Summarize(r), r.Session, r.Created

@@ -30,6 +30,11 @@ func (q *Queue) scan(s State) ([]*Request, []Problem) {
 	}
 	var reqs []*Request
 	var problems []Problem
+	if limit := q.scanLimit(); s != StateDone && len(names) > limit {
+		problems = append(problems, Problem{State: s, Name: ".",
+			Err: fmt.Errorf("%d files; only the first %d were read", len(names), limit)})
+		names = names[:limit]
+	}
 	for _, name := range names {
 		r, err := q.readNamed(s, name)
 		switch {
@@ -43,6 +48,10 @@ func (q *Queue) scan(s State) ([]*Request, []Problem) {
 	slices.SortFunc(reqs, func(a, b *Request) int { return strings.Compare(a.ID, b.ID) })
 	return reqs, problems
 }
+
+// scanLimit bounds how many files one look at pending/ or claimed/ reads,
+// however many files were planted there.
+func (q *Queue) scanLimit() int { return max(4*q.maxPending, 64) }
 
 // errSkip marks names that belong in the directory but are not requests.
 var errSkip = errors.New("skip")

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -37,4 +38,14 @@ func runeStart(b []byte, n int) int {
 		n--
 	}
 	return n
+}
+
+// cleanText makes free text (a reason, an error message) fit a result
+// field: valid UTF-8, NUL shown as \x00, at most max bytes.
+func cleanText(s string, max int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", `\x00`)
+	if len(s) <= max {
+		return s
+	}
+	return s[:runeStart([]byte(s), max)]
 }

@@ -104,3 +104,20 @@ func TestList(t *testing.T) {
 		t.Errorf("load: %v %v %v", r, s, err)
 	}
 }
+
+func TestCleanText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"ok", 10, "ok"},
+		{"a\x00b", 10, `a\x00b`},
+		{"a\xffb", 10, "a\ufffdb"},
+		{"日本語", 7, "日本"},
+	} {
+		if got := cleanText(tc.in, tc.max); got != tc.want {
+			t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
