@@ -26,6 +26,7 @@ var commands = []func() *cobra.Command{
 	newRestoreCmd,
 	newCheckCmd,
 	newPolicyCmd,
+	newAuditCmd,
 	newVersionCmd,
 }
 

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/spf13/cobra"
+)
+
+// exitAuditBad is `sandbox audit verify` on a log that fails verification.
+const exitAuditBad = exitFailure
+
+func newAuditCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Verify or show the folder's tamper-evident audit log",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newAuditVerifyCmd(), newAuditShowCmd())
+	return cmd
+}
+
+type auditVerifyOptions struct {
+	dir      dirFlag
+	args     []string
+	json     bool
+	out, err io.Writer
+}
+
+func newAuditVerifyCmd() *cobra.Command {
+	opts := &auditVerifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify [DIR]",
+		Short: "Check the audit log's chain, HMACs and anchored head",
+		Long: `verify checks every record of .sandbox/audit/*.jsonl against the per-user key
+and the head anchored in the per-user state. It exits 0 on an intact log and 1
+otherwise, naming the first bad record (file:line, seq) and what is wrong:
+edited, deleted, reordered, truncated, rewritten, file missing, malformed.
+A torn last line left by a crash is reported as a warning, not as tampering.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.args, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runAuditVerify(cmd.Context(), opts)
+		},
+	}
+	opts.dir.bind(cmd)
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func runAuditVerify(_ context.Context, opts *auditVerifyOptions) error {
+	f, err := opts.dir.resolve(opts.args)
+	if err != nil {
+		return err
+	}
+	st, err := userstate.Open(false)
+	if errors.Is(err, fs.ErrNotExist) && !hasRecords(f) {
+		fmt.Fprintln(opts.out, "audit log OK: no records (and no per-user key yet)")
+		return nil
+	}
+	if err != nil {
+		return &exitError{code: exitAuditBad, msg: fmt.Sprintf("cannot verify the audit log: %v", err)}
+	}
+	rep, err := audit.Verify(f, st)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		enc := json.NewEncoder(opts.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(opts.out, rep)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(opts.err, "sandbox: warning: %s\n", display.EscapeLine(w.String()))
+	}
+	if !rep.OK {
+		return &exitError{code: exitAuditBad, msg: "audit log FAILED verification: " + display.EscapeLine(rep.FirstBad.String())}
+	}
+	return nil
+}
+
+// hasRecords reports whether f's audit log holds anything like a record.
+func hasRecords(f folder.Folder) bool {
+	found := errors.New("found")
+	return errors.Is(audit.Read(context.Background(), f, nil, 0, func(audit.Record) error { return found }), found)
+}
+
+func printReport(w io.Writer, rep *audit.Report) {
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "BAD %s\n", display.EscapeLine(p.String()))
+	}
+	if rep.Dropped > 0 {
+		fmt.Fprintf(w, "BAD ... and %d more problems\n", rep.Dropped)
+	}
+	anchor := "no anchored head"
+	if rep.Anchor != nil {
+		anchor = fmt.Sprintf("anchored head seq %d", rep.Anchor.Seq)
+	}
+	status := "OK"
+	if !rep.OK {
+		status = "FAILED"
+	}
+	fmt.Fprintf(w, "audit log %s: %d records (files: %d), last seq %d, %s\n",
+		status, rep.Records, len(rep.Files), rep.Head.Seq, anchor)
+}
+
+type auditShowOptions struct {
+	dir      dirFlag
+	args     []string
+	json     bool
+	follow   bool
+	after    uint64
+	out, err io.Writer
+}
+
+func newAuditShowCmd() *cobra.Command {
+	opts := &auditShowOptions{}
+	cmd := &cobra.Command{
+		Use:   "show [DIR] [--json] [--follow]",
+		Short: "Print the audit log (escaped lines, or JSON lines with --json)",
+		Long: `show prints the records of the audit log in order, one per line with every
+control, bidi and invisible character escaped; with --json, the records as JSON
+lines exactly as stored. --follow keeps printing new records until interrupted.
+A record marked ! fails its HMAC: run "sandbox audit verify". show does not
+judge the log; verify does.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.args, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runAuditShow(cmd.Context(), opts)
+		},
+	}
+	opts.dir.bind(cmd)
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON lines as stored (not escaped)")
+	cmd.Flags().BoolVarP(&opts.follow, "follow", "f", false, "keep printing new records")
+	cmd.Flags().Uint64Var(&opts.after, "after", 0, "only records with a higher seq")
+	return cmd
+}
+
+func runAuditShow(ctx context.Context, opts *auditShowOptions) error {
+	f, err := opts.dir.resolve(opts.args)
+	if err != nil {
+		return err
+	}
+	var key []byte
+	if st, err := userstate.Open(false); err == nil {
+		key = st.Key
+	} else {
+		fmt.Fprintf(opts.err, "sandbox: warning: records not checked (%v)\n", err)
+	}
+	w := bufio.NewWriter(opts.out)
+	defer w.Flush()
+	emit := func(r audit.Record) error {
+		if err := writeRecord(w, r, opts.json, key != nil); err != nil {
+			return err
+		}
+		if opts.follow {
+			return w.Flush()
+		}
+		return nil
+	}
+	if !opts.follow {
+		return audit.Read(ctx, f, key, opts.after, emit)
+	}
+	err = audit.Follow(ctx, f, key, opts.after, emit)
+	if errors.Is(err, context.Canceled) {
+		return nil // Ctrl-C ends --follow
+	}
+	return err
+}
+
+func writeRecord(w io.Writer, r audit.Record, asJSON, checked bool) error {
+	if asJSON {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	mark := " "
+	if checked && !r.Authentic {
+		mark = "!"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s#%d %s %s %s", mark, r.Seq, r.Time.UTC().Format("2006-01-02T15:04:05.000Z"), r.Actor, r.Event)
+	for _, kv := range [][2]string{{"id", r.RequestID}, {"decision", r.Decision}, {"hash", r.ContentHash}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+		}
+	}
+	if len(r.Detail) > 0 {
+		b.WriteString(" ")
+		b.Write(r.Detail)
+	}
+	_, err := fmt.Fprintln(w, display.EscapeLine(b.String()))
+	return err
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// auditFolder is a project with n audit records, its per-user state in a
+// temp dir.
+func auditFolder(t *testing.T, n int) string {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, folder.DirName, "audit"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := folder.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := audit.Open(f, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if _, err := l.Append(audit.Entry{Actor: "cli", Event: "request.created", Decision: "escalate",
+			Detail: map[string]any{"script": "echo \x1b[2J\u202e"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return f.Root
+}
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errw)
+	err := root.Execute()
+	if err != nil {
+		errw.WriteString(err.Error())
+	}
+	return exitCode(err), out.String(), errw.String()
+}
+
+func TestAuditVerifyCLI(t *testing.T) {
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, log string)
+		code   int
+		want   string // in stdout+stderr
+	}{
+		{"intact", func(*testing.T, string) {}, 0, "audit log OK: 4 records"},
+		{"edited", func(t *testing.T, log string) {
+			data, _ := os.ReadFile(log)
+			os.WriteFile(log, bytes.Replace(data, []byte("escalate"), []byte("allow"), 1), 0o600)
+		}, exitAuditBad, "audit.jsonl:1 (seq 1): edited"},
+		{"deleted file", func(t *testing.T, log string) { os.Remove(log) }, exitAuditBad, "file missing"},
+		{"torn tail", func(t *testing.T, log string) {
+			f, _ := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+			f.WriteString(`{"seq":5,"ti`)
+			f.Close()
+		}, 0, "torn last line"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := auditFolder(t, 4)
+			tc.tamper(t, filepath.Join(root, folder.DirName, "audit", audit.LiveFile))
+			code, out, errs := runCLI(t, "audit", "verify", root)
+			if code != tc.code || !strings.Contains(out+errs, tc.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+		})
+	}
+}
+
+func TestAuditShowCLI(t *testing.T) {
+	root := auditFolder(t, 3)
+	code, out, errs := runCLI(t, "audit", "show", "--dir", root)
+	if code != 0 || strings.Count(out, "\n") != 3 || strings.ContainsAny(out, "\x1b\u202e") ||
+		!strings.Contains(out, `\u202e`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "audit", "show", "--json", "--after", "1", root)
+	stored, _ := os.ReadFile(filepath.Join(root, folder.DirName, "audit", audit.LiveFile))
+	if lines := strings.SplitAfter(string(stored), "\n"); code != 0 || out != lines[1]+lines[2] {
+		t.Fatalf("exit %d, --json printed %q, stored %q", code, out, stored)
+	}
+}
