@@ -14,11 +14,11 @@ import (
 // reach .sandbox as Protected effects; this is the second line.)
 func (e *Engine) wordGuard(parts []Part, ef *shell.Effect, sc *scriptCtx) []Part {
 	for _, w := range ef.Args {
-		if w.Dynamic || !containsSandbox(w.Text) {
+		if !containsSandbox(w.Text) {
 			continue
 		}
 		for _, c := range wordCandidates(w.Text) {
-			if why := e.reaches(c, sc); why != "" {
+			if why := e.reaches(c, w.Dynamic, sc); why != "" {
 				return append(parts, Part{Trigger: Shell, Subject: quoteArgv(ef.Args, ef.OpenEnded),
 					Decision: Deny, Rule: ruleSelf, Reason: why + ": " + reasonSelf})
 			}
@@ -56,14 +56,15 @@ func wordCandidates(w string) []string {
 	return out
 }
 
-// reaches says why the path c is protected, or "".
-func (e *Engine) reaches(c string, sc *scriptCtx) string {
+// reaches says why the path c is protected, or "". A dynamic word (in
+// its source form) is only checked for a .sandbox name.
+func (e *Engine) reaches(c string, dynamic bool, sc *scriptCtx) string {
 	for _, comp := range strings.FieldsFunc(c, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if isSandboxName(comp) {
 			return "names " + folder.DirName
 		}
 	}
-	if len(e.stateSegs) == 0 || c == "" {
+	if dynamic || len(e.stateSegs) == 0 || c == "" {
 		return ""
 	}
 	dirs := []string{sc.cwd}

@@ -1,0 +1,41 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func FuzzShellDecision(f *testing.F) {
+	if analyzeScript == nil {
+		testenv.Skip(f, "the shell analyzer (connector/shell) is not linked in yet")
+	}
+	for _, s := range adversarial {
+		f.Add(s)
+	}
+	for _, s := range everyday {
+		f.Add(s)
+	}
+	env := newTestEnv(f)
+	e := env.engine(f, DefaultYAML())
+	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	f.Fuzz(func(t *testing.T, script string) {
+		d := e.Shell(script, "")
+		if d.Decision < Allow || d.Decision > Deny || len(d.Parts) == 0 && d.Decision == Allow {
+			t.Fatalf("bad decision %+v", d)
+		}
+		if d.Decision != Allow {
+			return
+		}
+		if _, err := parser.Parse(strings.NewReader(script), ""); err != nil {
+			t.Fatalf("allowed a script that does not parse (%v):\n%s", err, dump(d))
+		}
+		for _, p := range d.Parts {
+			if p.Rule == ruleOpaque || p.Rule == ruleInternal {
+				t.Fatalf("allowed with an opaque part:\n%s", dump(d))
+			}
+		}
+	})
+}
