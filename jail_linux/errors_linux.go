@@ -27,5 +27,8 @@ type InitError struct {
 
 func (e *InitError) Error() string { return "jail init: " + e.Msg }
 
+// ExitCode is Code, for callers that cannot import this package.
+func (e *InitError) ExitCode() int { return e.Code }
+
 // Unwrap makes errors.Is(err, ErrInit) hold.
 func (e *InitError) Unwrap() error { return ErrInit }

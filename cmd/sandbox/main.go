@@ -2,9 +2,14 @@
 // privileged thing it tries to do. See README.md and docs/.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/sandbox-dev/sandbox/launcher"
+)
 
 func main() {
+	launcher.MaybeInit() // when this is `sandbox run`'s jail init, run it and exit
 	if len(os.Args) > 1 && os.Args[1] == "hook" {
 		os.Exit(hookMain(os.Args[2:])) // the hot path: see cmd_hook.go
 	}

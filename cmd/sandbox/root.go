@@ -14,7 +14,10 @@ import (
 // commands lists the constructors of every top-level subcommand, in the
 // order `sandbox help` shows them.
 var commands = []func() *cobra.Command{
+	newInitCmd,
+	newUninstallCmd,
 	newDoctorCmd,
+	newRunCmd,
 	newWatchCmd,
 	newListCmd,
 	newShowCmd,

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sandbox-dev/sandbox/launcher"
+	"github.com/spf13/cobra"
+)
+
+type runOptions struct {
+	dir           dirFlag
+	memory        string
+	pids          int64
+	cpus          float64
+	allowDegraded []string
+	ci            bool
+	agent         string
+	writable      []string
+	allowHosts    []string
+	argv          []string
+	stdin         io.Reader
+	stdout        io.Writer
+	stderr        io.Writer
+}
+
+func newRunCmd() *cobra.Command {
+	opts := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARGS...]",
+		Short: "Run an agent (or any command) inside the jail: cgroup, Landlock, seccomp, namespaces, egress proxy",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.argv = args
+			opts.stdin, opts.stdout, opts.stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	opts.dir.bind(cmd)
+	f := cmd.Flags()
+	f.StringVar(&opts.memory, "memory", "", "memory limit (bytes, or with K, M, G suffix)")
+	f.Int64Var(&opts.pids, "pids", 0, "limit on processes and threads in the jail")
+	f.Float64Var(&opts.cpus, "cpu", 0, "CPU quota in cores (1.5 = one and a half)")
+	f.StringSliceVar(&opts.allowDegraded, "allow-degraded", nil,
+		"run even though these layers are degraded or missing here (see `sandbox doctor`)")
+	f.BoolVar(&opts.ci, "ci", false, "CI mode: no human; escalations follow the policy's ci: section")
+	f.StringVar(&opts.agent, "agent", "", "agent profile for writable config dirs (default: the command's name)")
+	f.StringSliceVar(&opts.writable, "write", nil, "extra writable path (repeatable)")
+	f.StringSliceVar(&opts.allowHosts, "allow-host", nil, "let the proxy pass HOST or HOST:PORT (repeatable)")
+	return cmd
+}
+
+func runRun(ctx context.Context, opts *runOptions) error {
+	lo, err := opts.launcherOptions()
+	if err != nil {
+		return err
+	}
+	// Signals go to the jail (the agent decides what Ctrl-C means), so the
+	// root context's cancellation on SIGINT must not kill it.
+	res, err := launcher.Run(context.WithoutCancel(ctx), lo)
+	var coded interface{ ExitCode() int } // the jail init's 125/126/127
+	switch {
+	case errors.As(err, &coded) && coded.ExitCode() > 0:
+		return &exitError{code: coded.ExitCode(), msg: err.Error()}
+	case err != nil:
+		return err
+	case res.OOMKilled:
+		fmt.Fprintln(opts.stderr, "sandbox: the jail hit its memory limit (OOM kill)")
+	case res.PidsLimit:
+		fmt.Fprintln(opts.stderr, "sandbox: the jail hit its process limit")
+	}
+	if res.Code != 0 {
+		return exitWith(res.Code)
+	}
+	return nil
+}
+
+func (o *runOptions) launcherOptions() (launcher.Options, error) {
+	f, err := o.dir.resolve(nil)
+	if err != nil {
+		return launcher.Options{}, err
+	}
+	lo := launcher.Options{
+		Folder: f, Argv: o.argv, Agent: o.agent, Writable: o.writable, CI: o.ci,
+		ShimDir: f.Shims(), ForwardSignals: true,
+		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr,
+	}
+	if wd, err := os.Getwd(); err == nil && within(wd, f.Root) {
+		lo.Dir = wd
+	}
+	if lo.Limits.MemoryBytes, err = parseSize(o.memory); err != nil {
+		return lo, err
+	}
+	lo.Limits.Pids, lo.Limits.CPUs = o.pids, o.cpus
+	for _, name := range o.allowDegraded {
+		l, err := launcher.ParseLayer(name)
+		if err != nil {
+			return lo, fmt.Errorf("invalid argument --allow-degraded: %w", err)
+		}
+		lo.AllowDegraded = append(lo.AllowDegraded, l)
+	}
+	if len(o.allowHosts) > 0 {
+		if lo.Decider, err = launcher.NewAllowList(o.allowHosts...); err != nil {
+			return lo, fmt.Errorf("invalid argument --allow-host: %w", err)
+		}
+	}
+	return lo, nil
+}
+
+func within(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
+
+// parseSize reads "", a byte count, or a count with K, M, G or T (powers
+// of 1024; an optional trailing "B" or "iB").
+func parseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	mult := int64(1)
+	if i := strings.IndexAny(t, "KMGT"); i >= 0 && i == len(t)-1 {
+		mult = int64(1) << (10 * (strings.IndexByte("KMGT", t[i]) + 1))
+		t = t[:i]
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid argument --memory %q: want a size such as 512M or 2G", s)
+	}
+	return n * mult, nil
+}

@@ -1,0 +1,68 @@
+package launcher
+
+import "strings"
+
+// proxyVars are replaced in the jail; dropVars are removed (sockets the
+// jail cannot reach anyway, and the jail init's own marker).
+var (
+	proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+	noProxy   = []string{"NO_PROXY", "no_proxy"}
+	dropVars  = []string{"SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST",
+		"GPG_AGENT_INFO", "SANDBOX_JAIL_INIT"}
+)
+
+// jailEnv is base with the proxy, the shim dir first on PATH, and the
+// run-mode markers.
+func jailEnv(base []string, o *Options, proxyPort int, netNS bool) []string {
+	drop := map[string]bool{"SANDBOX_JAIL": true, "SANDBOX_CI": true}
+	for _, k := range append(append(append([]string{}, proxyVars...), noProxy...), dropVars...) {
+		drop[k] = true
+	}
+	env := make([]string, 0, len(base)+10)
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] && k != "PATH" {
+			env = append(env, kv)
+		}
+	}
+	url := ProxyURL(proxyPort)
+	for _, k := range proxyVars {
+		env = append(env, k+"="+url)
+	}
+	if netNS { // the jail's own loopback holds only its own servers
+		for _, k := range noProxy {
+			env = append(env, k+"=localhost,127.0.0.1,::1")
+		}
+	}
+	env = append(env, "PATH="+jailPath(envValue(base, "PATH"), o.ShimDir), "SANDBOX_JAIL=1")
+	if o.CI {
+		env = append(env, "SANDBOX_CI=1")
+	}
+	return env
+}
+
+// jailPath puts shimDir first and drops other copies of it.
+func jailPath(path, shimDir string) string {
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	if shimDir == "" {
+		return path
+	}
+	parts := []string{shimDir}
+	for _, p := range strings.Split(path, ":") {
+		if p != shimDir {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ":")
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}

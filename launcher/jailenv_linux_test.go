@@ -1,0 +1,130 @@
+//go:build linux
+
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+)
+
+// jailMode is one way of running the jail: everything the machine has, or
+// Landlock without namespaces (the degraded path of machines without user
+// namespaces).
+type jailMode struct {
+	name    string
+	disable []Layer
+}
+
+var jailModes = []jailMode{
+	{name: "namespaces"},
+	{name: "landlock-only", disable: []Layer{LayerMount, LayerPid, LayerNetwork}},
+}
+
+// testJail is a project with a bus, git hooks and agent config, and a
+// per-user state dir with a secret, for the jail tests.
+type testJail struct {
+	project folder.Folder
+	state   string // per-user state dir
+	secret  string // a file in it
+	probe   string // this test binary
+}
+
+func requireJail(t *testing.T) {
+	t.Helper()
+	testenv.RequireRoot(t)
+	r := Probe()
+	for _, l := range []Layer{LayerLandlock, LayerSeccomp, LayerMount, LayerCgroup} {
+		if !r.OK(l) {
+			testenv.Skip(t, "jail layer "+string(l)+" is not available: "+r.Layer(l).Detail)
+		}
+	}
+}
+
+func newJailEnv(t *testing.T) *testJail {
+	t.Helper()
+	requireJail(t)
+	base := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(base, "state"))
+	e := &testJail{state: filepath.Join(base, "state", "sandbox")}
+	e.secret = filepath.Join(e.state, "key")
+	mustWrite(t, e.secret, "secret")
+	root := filepath.Join(base, "project")
+	for _, rel := range []string{".git/hooks/pre-commit", ".git/config", ".mcp.json", ".claude/settings.json", "src/main.go"} {
+		mustWrite(t, filepath.Join(root, rel), "original")
+	}
+	f, err := folder.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Subdirs() {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, f.Policy(), "version: 1\n")
+	e.project = f
+	if e.probe, err = os.Executable(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// options are the Run options of a probe in mode m.
+func (e *testJail) options(m jailMode, argv ...string) Options {
+	return Options{
+		Folder:        e.project,
+		Argv:          argv,
+		Env:           append(os.Environ(), probeEnv+"=1"),
+		Disable:       m.disable,
+		AllowDegraded: m.disable,
+		Stdin:         strings.NewReader(""),
+	}
+}
+
+// probeArgv runs this test binary as a probe.
+func (e *testJail) probeArgv(mode string, args ...string) []string {
+	return append([]string{e.probe, "probe", mode}, args...)
+}
+
+// runJailed runs o to the end (bounded) and returns the command's output.
+func runJailed(t *testing.T, o Options) (string, Result) {
+	t.Helper()
+	var out bytes.Buffer
+	o.Stdout, o.Stderr = &out, &out
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("Run %v: %v\n%s", o.Argv, err, out.String())
+	}
+	return out.String(), res
+}
+
+// probe runs one probe in mode m and returns its last output line.
+func (e *testJail) probeLine(t *testing.T, m jailMode, mode string, args ...string) string {
+	t.Helper()
+	out, res := runJailed(t, e.options(m, e.probeArgv(mode, args...)...))
+	if res.Code != 0 {
+		t.Fatalf("probe %s %v exited %d:\n%s", mode, args, res.Code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
+}

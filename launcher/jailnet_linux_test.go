@@ -1,0 +1,77 @@
+//go:build linux
+
+package launcher
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"testing"
+)
+
+// echoServer answers each line with the same line, until the test ends.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				c.Write([]byte(line))
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestJailNetwork(t *testing.T) {
+	e := newJailEnv(t)
+	allowed, other := echoServer(t), echoServer(t)
+	decider, err := NewAllowList(allowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		probe string
+		args  []string
+		want  []string // substrings of the output
+		mode  string   // only in this mode, if set
+	}{
+		{"direct TCP to a host listener", "connect", []string{other}, []string{"err E"}, ""},
+		{"direct TCP to the allowed host", "connect", []string{allowed}, []string{"err E"}, ""},
+		{"proxy passes an allowed host", "tunnel", []string{allowed}, []string{"status HTTP/1.1 200", "echo ping", "ok"}, ""},
+		{"proxy denies an unlisted host", "tunnel", []string{other}, []string{"status HTTP/1.1 403"}, ""},
+		{"proxy denies a disguised IP", "tunnel", []string{"0x7f.0.0.1:80"}, []string{"status HTTP/1.1 400"}, ""},
+		{"UDP without a network namespace", "udp", nil, []string{"err EPERM"}, "landlock-only"},
+		{"UDP on the jail's own loopback", "udp", nil, []string{"ok"}, "namespaces"},
+	}
+	for _, m := range jailModes {
+		t.Run(m.name, func(t *testing.T) {
+			for _, tc := range tests {
+				if tc.mode != "" && tc.mode != m.name {
+					continue
+				}
+				t.Run(tc.name, func(t *testing.T) {
+					o := e.options(m, e.probeArgv(tc.probe, tc.args...)...)
+					o.Decider = decider
+					out, _ := runJailed(t, o)
+					for _, w := range tc.want {
+						if !strings.Contains(out, w) {
+							t.Errorf("%s %v: output lacks %q:\n%s", tc.probe, tc.args, w, out)
+						}
+					}
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package launcher
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+)
+
+// Options configure one `sandbox run`. Zero values take the documented
+// defaults.
+type Options struct {
+	// Folder is the project: writable, except .sandbox/ (bar the
+	// escalation queue's tmp/ and pending/) and ProtectedPaths.
+	Folder folder.Folder
+	// Argv is the command; Argv[0] is looked up on the jail's PATH.
+	Argv []string
+	// Dir is the command's working directory (default Folder.Root).
+	Dir string
+	// Env is the base environment (default os.Environ()). Proxy
+	// variables, agent sockets and the jail's own markers are replaced.
+	Env []string
+
+	// Limits are the cgroup limits (zero: none).
+	Limits Limits
+	// AllowDegraded names the layers the user accepts as degraded or
+	// missing; any other layer that is not fully enforced stops the run.
+	AllowDegraded []Layer
+	// Disable turns layers off even where the machine has them (tests,
+	// debugging). A disabled layer counts as missing and must be allowed.
+	// Disabling the mount layer disables the pid and network layers too.
+	Disable []Layer
+
+	// Agent picks the per-agent writable config and cache dirs (claude,
+	// codex, gemini, cursor-agent); "" means the base name of Argv[0].
+	Agent string
+	// Writable adds trees the jail may write (absolute or ~/...).
+	Writable []string
+	// Protected adds project-relative paths that stay read-only, to
+	// ProtectedPaths.
+	Protected []string
+	// StateDir is the per-user state dir to hide (default
+	// userstate.DefaultDir()).
+	StateDir string
+
+	// ShimDir, when set, goes first on the jail's PATH (run mode puts
+	// .sandbox/shims there). The launcher does not create shims.
+	ShimDir string
+	// Decider decides every destination the jail asks the proxy for;
+	// nil denies them all.
+	Decider NetDecider
+	// CI marks a run without a human: the jail's environment gets
+	// SANDBOX_CI=1. Deciding escalations in CI is the Decider's and the
+	// shims' business.
+	CI bool
+
+	// ForwardSignals relays SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2
+	// and SIGWINCH received by this process to the jailed command.
+	ForwardSignals bool
+
+	Stdin  io.Reader // default: none (the null device)
+	Stdout io.Writer // default: none
+	Stderr io.Writer // default: none; also receives the "not enforced" warning
+
+	// Logger receives debug and proxy decisions; nil discards.
+	Logger *slog.Logger
+	// Jail overrides this OS's jail (tests).
+	Jail Jail
+}
+
+// Limits are the cgroup limits of a run; zero fields are unlimited.
+type Limits = jailspec.Limits
