@@ -1,8 +1,13 @@
 package main
 
 import (
+	"log/slog"
+
+	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // verdict is what the folder's policy says about a request.
@@ -11,8 +16,17 @@ type verdict struct {
 	reasons []string
 }
 
-// classify asks the folder's policy about req; the zero verdict (escalate,
-// no reasons) when no engine could be loaded.
-func classify(f folder.Folder, req *queue.Request) (verdict, error) {
-	return verdict{}, nil
+// classify asks the folder's accepted policy about req (built-in rules
+// only, everything else escalating, when nothing is accepted yet).
+func classify(f folder.Folder, req *queue.Request, logger *slog.Logger) (verdict, error) {
+	st, err := userstate.Open(true)
+	if err != nil {
+		return verdict{}, err
+	}
+	e, _, err := policy.Load(f, st, logger)
+	if err != nil {
+		return verdict{}, err
+	}
+	d := approver.Classify(e, req)
+	return verdict{deny: d.Decision == policy.Deny, reasons: d.Reasons}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -15,6 +16,7 @@ import (
 // approverEnv is everything one folder's approver needs, opened together.
 type approverEnv struct {
 	f     folder.Folder
+	st    *userstate.State
 	q     *queue.Queue
 	audit *audit.Log
 	ap    *approver.Approver
@@ -38,13 +40,24 @@ func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approv
 	}
 	ap, err := approver.New(approver.Options{
 		Queue: q, Audit: lg, Identity: approver.NewIdentity(surface), Logger: logger,
+		Memory: approver.NewPolicyMemory(f, st, logger), EnvPass: envPassList(f, st, logger),
 	})
 	if err != nil {
 		lg.Close()
 		q.Close()
 		return nil, err
 	}
-	return &approverEnv{f: f, q: q, audit: lg, ap: ap}, nil
+	return &approverEnv{f: f, st: st, q: q, audit: lg, ap: ap}, nil
+}
+
+// envPassList is the accepted policy's broker.env: the variables approved
+// commands receive from the approver's environment.
+func envPassList(f folder.Folder, st *userstate.State, logger *slog.Logger) []string {
+	e, _, err := policy.Load(f, st, logger)
+	if err != nil || e.Policy() == nil {
+		return nil
+	}
+	return e.Policy().Broker.Env
 }
 
 func (e *approverEnv) Close() error {

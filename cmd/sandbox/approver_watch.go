@@ -90,6 +90,7 @@ func (s *watchSession) waitEvent(ctx context.Context, stop func() bool) (inputEv
 			return inputEvent{}, ctx.Err()
 		case <-s.changed:
 		case <-tick.C:
+			s.checkPolicy()
 		case ev := <-s.in:
 			if ev.err != nil {
 				return ev, ev.err

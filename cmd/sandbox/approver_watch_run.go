@@ -105,9 +105,3 @@ func (s *watchSession) autoDecide(ctx context.Context) bool {
 	return false
 }
 
-// policy shows pending policy changes with their diff and lets the human
-// accept them.
-func (s *watchSession) policy(ctx context.Context) error {
-	s.out.printf("no pending policy changes\n")
-	return nil
-}

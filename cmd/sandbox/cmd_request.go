@@ -70,7 +70,7 @@ func runRequest(ctx context.Context, opts *requestOptions) error {
 	if err != nil {
 		return err
 	}
-	v, err := classify(f, req)
+	v, err := classify(f, req, stderrLogger(opts.er))
 	if err != nil {
 		return err
 	}

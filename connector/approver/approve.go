@@ -108,10 +108,18 @@ func (a *Approver) pattern(req *queue.Request, o ApproveOptions) (string, error)
 	if a.memory == nil {
 		return "", fmt.Errorf("approve always: %w", ErrNoMemory)
 	}
-	if o.Pattern != "" {
-		return o.Pattern, nil
+	pattern := o.Pattern
+	if pattern == "" {
+		p, err := a.memory.Propose(req)
+		if err != nil {
+			return "", err
+		}
+		pattern = p
 	}
-	return a.memory.Propose(req)
+	if err := a.memory.Check(req, pattern); err != nil {
+		return "", err
+	}
+	return pattern, nil
 }
 
 func approvedDetail(who Identity, pattern, rule string) map[string]any {

@@ -24,6 +24,10 @@ var (
 	// ErrNotRemembered: the request was approved and run once, but the
 	// remembered decision could not be stored.
 	ErrNotRemembered = errors.New("approved once; the remembered decision was not stored")
+	// ErrNoPattern: no remembered pattern covers the request (several
+	// escalated parts, a part no pattern matches exactly, or the pattern
+	// given does not cover it).
+	ErrNoPattern = errors.New("no pattern can remember this request")
 	// ErrNotRegular: a file to read is a link or not a regular file.
 	ErrNotRegular = errors.New("not a regular file (or directory)")
 	// ErrTooLarge: a file is larger than its cap.

@@ -13,6 +13,9 @@ type Memory interface {
 	// Propose returns the narrowest pattern covering req, for the human
 	// to accept or edit.
 	Propose(req *queue.Request) (string, error)
+	// Check reports whether pattern is one that Remember would store for
+	// req (it must cover req).
+	Check(req *queue.Request, pattern string) error
 	// Remember stores a signed "allow" for pattern, decided by who. The
 	// pattern must cover req.
 	Remember(req *queue.Request, pattern string, who Identity) error

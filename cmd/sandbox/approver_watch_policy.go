@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+)
+
+// checkPolicy announces (once per content) a policy.yaml that differs
+// from the accepted policy.
+func (s *watchSession) checkPolicy() {
+	for _, wf := range s.folders {
+		current, _, changed, err := policy.Pending(wf.env.f, wf.env.st)
+		if err != nil || !changed || current == nil {
+			continue
+		}
+		sum := sha256.Sum256(current)
+		key := wf.env.f.Root + "\x00" + hex.EncodeToString(sum[:])
+		if s.problems[key] {
+			continue
+		}
+		s.problems[key] = true
+		s.out.printf("\a! %s has changes that are not accepted yet: [p] to review them\n", wf.env.f.Policy())
+		if s.redraw != nil {
+			s.redraw()
+		}
+	}
+}
+
+// policy shows each folder's pending policy change with its diff and
+// lets the human accept it.
+func (s *watchSession) policy(ctx context.Context) error {
+	any := false
+	for _, wf := range s.folders {
+		current, accepted, changed, err := policy.Pending(wf.env.f, wf.env.st)
+		if err != nil {
+			s.out.printf("! %s: %v\n", wf.env.f.Root, err)
+			continue
+		}
+		if !changed || current == nil {
+			continue
+		}
+		any = true
+		if err := s.reviewPolicy(ctx, wf, accepted, current); err != nil {
+			return err
+		}
+	}
+	if !any {
+		s.out.printf("no pending policy changes\n")
+	}
+	return nil
+}
+
+func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accepted, current []byte) error {
+	from := "accepted policy"
+	if accepted == nil {
+		from = "/dev/null (nothing accepted)"
+	}
+	s.out.printf("\n── pending policy change in %s\n", wf.env.f.Root)
+	s.out.printf("%s", display.Escape(policy.UnifiedDiff(from, ".sandbox/policy.yaml", accepted, current)))
+	if _, err := policy.Parse(wf.env.f.Policy(), current); err != nil {
+		s.out.printf("the new policy is invalid and cannot be accepted:\n%s\n", display.Escape(err.Error()))
+		return nil
+	}
+	answer, err := s.readLine(ctx, "accept this policy? (y/N): ", "")
+	if err != nil && err != errCancelled {
+		return err
+	}
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		s.out.printf("not accepted; the accepted policy stays in force\n")
+		return nil
+	}
+	sum := sha256.Sum256(current)
+	if _, err := wf.env.audit.Append(audit.Entry{Actor: "approver:watch", Event: "policy.accepted",
+		Decision: "accepted", Detail: map[string]any{"sha256": hex.EncodeToString(sum[:])}}); err != nil {
+		s.out.printf("! refused: %v\n", err)
+		return nil
+	}
+	if err := policy.Accept(wf.env.f, wf.env.st, current); err != nil {
+		s.out.printf("! %v\n", err)
+		return nil
+	}
+	s.out.printf("accepted; it is in force from now on\n")
+	return nil
+}
