@@ -104,4 +104,3 @@ func (s *watchSession) autoDecide(ctx context.Context) bool {
 	}
 	return false
 }
-

@@ -61,4 +61,3 @@ func killPids(t *testing.T, pids []string) {
 		}
 	}
 }
-
