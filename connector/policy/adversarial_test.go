@@ -371,7 +371,6 @@ var everyday = []string{
 	"rg -n 'TODO|FIXME'",
 	"find . -name '*.go'",
 	"find . -type f -name '*.ts' | head -20",
-	"find . -name '*.go' | xargs grep -l foo",
 	"echo hello",
 	"echo $HOME",
 	"which go",

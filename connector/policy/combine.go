@@ -30,7 +30,7 @@ func combine(parts []Part) Decision {
 		if p.Decision != d.Decision || len(d.Reasons) >= maxReasons {
 			continue
 		}
-		r := fmt.Sprintf("%s %s: %s", p.Trigger, clipText(p.Subject, maxSubject), p.Reason)
+		r := string(p.Trigger) + " " + clipText(p.Subject, maxSubject) + ": " + p.Reason
 		if !contains(d.Reasons, r) {
 			d.Reasons = append(d.Reasons, r)
 		}

@@ -52,34 +52,41 @@ func (e *Engine) pathVerdict(t Trigger, abs string) verdict {
 	return evaluate(e.sets[t], allRules, m)
 }
 
-// scriptPathParts decides a file a script writes or reads. A relative
-// path is decided in every directory the script may be in.
+// scriptPathParts decides a file a script writes or reads. The analyzer
+// gives paths relative to the directory the script starts in (it applies
+// the script's cd commands, and marks a path dynamic when a cd makes its
+// directory unknown).
 func (e *Engine) scriptPathParts(parts []Part, t Trigger, ef *shell.Effect, sc *scriptCtx) []Part {
 	switch {
+	case ef.Dynamic && isPlainGlob(ef.Path):
+		return e.globParts(parts, t, ef, sc)
 	case ef.Dynamic:
 		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleDynamic,
 			Reason: joinReason(ef.Reason, "the path is not known statically")})
-	case devicePaths[ef.Path] || !isRelative(ef.Path):
-		return append(parts, e.filePart(t, ef.Path, sc.cwd))
-	case sc.cdUnknown:
+	case sc.cdUnknown && isRelative(ef.Path) && !devicePaths[ef.Path]:
 		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleCD,
 			Reason: "a relative path after a change to an unknown directory"})
 	}
-	start := len(parts)
-	for _, dir := range sc.dirs {
-		p := e.filePart(t, ef.Path, dir)
-		if !containsPart(parts[start:], p) {
-			parts = append(parts, p)
-		}
-	}
-	return parts
+	return append(parts, e.filePart(t, ef.Path, sc.cwd))
 }
 
-func containsPart(parts []Part, p Part) bool {
-	for _, q := range parts {
-		if q.Trigger == p.Trigger && q.Subject == p.Subject && q.Rule == p.Rule {
-			return true
-		}
+// globParts decides each file a glob matches now, as the shell will
+// expand it; without a match the shell passes the word itself.
+func (e *Engine) globParts(parts []Part, t Trigger, ef *shell.Effect, sc *scriptCtx) []Part {
+	if sc.cdUnknown && isRelative(ef.Path) {
+		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleCD,
+			Reason: "a relative path after a change to an unknown directory"})
 	}
-	return false
+	matches, err := e.expandGlob(ef.Path, sc.cwd)
+	if err != nil {
+		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleDynamic,
+			Reason: joinReason(ef.Reason, err.Error())})
+	}
+	if len(matches) == 0 {
+		return append(parts, e.filePart(t, ef.Path, sc.cwd))
+	}
+	for _, m := range matches {
+		parts = append(parts, e.filePart(t, m, sc.cwd))
+	}
+	return parts
 }

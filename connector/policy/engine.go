@@ -90,7 +90,7 @@ func New(root string, p *Policy, o Options) (*Engine, error) {
 	}
 	e := &Engine{
 		log: o.Logger, root: root, rootSegs: pathSegments(root),
-		res: newResolver(home), policy: p, status: StatusAccepted,
+		res: newResolver(root, home), policy: p, status: StatusAccepted,
 		shellOpts: shell.Options{Protected: []string{folder.DirName}},
 	}
 	if e.log == nil {

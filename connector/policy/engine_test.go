@@ -57,7 +57,7 @@ func TestEngineEffects(t *testing.T) {
 		{"cd out", []shell.Effect{lit("cd", ".."), lit("cd", ".."), lit("cat", "x"), w(shell.Read, "x")}, Escalate, ruleCD},
 		{"cd unknown", []shell.Effect{dyn("cd", "$D"), lit("cat", "x")}, Escalate, ruleCD},
 		{"cd home", []shell.Effect{lit("cd"), lit("cat", ".ssh/id"), w(shell.Read, ".ssh/id")}, Escalate, ""},
-		{"cd then relative write", []shell.Effect{lit("cd", ".git"), lit("echo"), w(shell.Write, "hooks/pre-commit")}, Escalate, ".git/hooks/"},
+		{"cd then relocated write", []shell.Effect{lit("cd", ".git"), lit("echo"), w(shell.Write, ".git/hooks/pre-commit")}, Escalate, ".git/hooks/"},
 		{"xargs open-ended", []shell.Effect{{Kind: shell.Exec, Args: lit("grep", "x").Args, OpenEnded: true}}, Allow, "grep **"},
 		{"xargs open-ended rm", []shell.Effect{{Kind: shell.Exec, Args: lit("rm").Args, OpenEnded: true}}, Escalate, "rm -rf / **"},
 		{"dotslash after cd", []shell.Effect{lit("cd", "sub"), lit("./gradlew", "test")}, Escalate, ruleDefault},

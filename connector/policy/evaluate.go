@@ -94,13 +94,7 @@ func evaluateAllow(ix *ruleIndex, lists listsFn, m matchFn) verdict {
 }
 
 func ruleVerdict(r *boundRule, k matchKind) verdict {
-	reason := r.Reason
-	if reason == "" {
-		reason = fmt.Sprintf("%s rule `%s`", r.Tier, r.Pattern)
-	}
-	if r.Line > 0 {
-		reason += fmt.Sprintf(" (policy.yaml:%d)", r.Line)
-	}
+	reason := r.text()
 	if k == matchDynamic && r.Tier == Deny {
 		// A deny rule that only may match (its words are not known yet)
 		// escalates, and no remembered allow lifts that.
@@ -108,4 +102,20 @@ func ruleVerdict(r *boundRule, k matchKind) verdict {
 			reason: "may match a deny rule once its unknown words are expanded: " + reason}
 	}
 	return verdict{tier: r.Tier, rule: r.label, reason: reason, soft: r.Tier == Escalate}
+}
+
+// text is the reason a part decided by r shows: the rule's reason or its
+// pattern, with the line of policy.yaml it comes from.
+func (r *boundRule) text() string {
+	if r.reason != "" {
+		return r.reason
+	}
+	reason := r.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("%s rule `%s`", r.Tier, r.Pattern)
+	}
+	if r.Line > 0 {
+		reason += fmt.Sprintf(" (policy.yaml:%d)", r.Line)
+	}
+	return reason
 }

@@ -9,6 +9,7 @@ type boundRule struct {
 	label    string     // Part.Rule: the pattern, builtin:NAME or remembered:PATTERN
 	path     *boundPath // write and read rules
 	toolFold *wildcard  // mcp rules, folded for deny and escalate
+	reason   string     // text(), computed when the rule is bound
 }
 
 // tierRules is the rules of one tier of one trigger. Shell rules are also
@@ -26,6 +27,7 @@ type ruleIndex struct {
 }
 
 func (t *tierRules) add(r *boundRule, may bool) {
+	r.reason = r.text()
 	t.all = append(t.all, r)
 	if r.argv == nil {
 		return

@@ -22,15 +22,15 @@ var errBadPath = errors.New("path cannot be resolved")
 // the longest existing prefix (a dangling link is followed to where it
 // points, since writing through it creates that file).
 type resolver struct {
+	root    string // resolved project root: walks below it start there
 	home    string // resolved home directory, "" when unknown
 	windows bool   // apply Windows path forms
 	// longName expands 8.3 short names of an existing path (Windows).
 	longName func(string) (string, error)
 }
 
-func newResolver(home string) *resolver {
-	r := &resolver{home: home, windows: runtime.GOOS == "windows", longName: longPathName}
-	return r
+func newResolver(root, home string) *resolver {
+	return &resolver{root: root, home: home, windows: runtime.GOOS == "windows", longName: longPathName}
 }
 
 // resolve returns the absolute resolved form of p, relative to cwd (an
@@ -51,7 +51,7 @@ func (r *resolver) resolve(p, cwd string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = cwd + string(filepath.Separator) + p
 	}
-	abs, err := walkLinks(p)
+	abs, err := r.walk(p)
 	if err != nil {
 		return "", err
 	}
@@ -74,13 +74,30 @@ func (r *resolver) expandHome(p string) (string, error) {
 	return r.home + p[1:], nil
 }
 
+// walk is walkLinks, started at the project root (already resolved) when
+// p is written below it: that saves a look-up per name of the root.
+func (r *resolver) walk(p string) (string, error) {
+	sep := string(filepath.Separator)
+	switch {
+	case r.root == "" || !strings.HasPrefix(p, r.root):
+	case len(p) == len(r.root):
+		return r.root, nil
+	case strings.HasPrefix(p[len(r.root):], sep):
+		return walkFrom(r.root, splitComps(p[len(r.root):]))
+	}
+	return walkLinks(p)
+}
+
 // walkLinks resolves ".." and symlinks in the absolute path p one
 // component at a time. Once a component does not exist, the rest is
 // appended lexically: nothing below a missing name can be a link.
 func walkLinks(p string) (string, error) {
 	vol := filepath.VolumeName(p)
-	top := vol + string(filepath.Separator)
-	cur, comps := top, splitComps(p[len(vol):])
+	return walkFrom(vol+string(filepath.Separator), splitComps(p[len(vol):]))
+}
+
+// walkFrom resolves the names comps starting in the resolved directory cur.
+func walkFrom(cur string, comps []string) (string, error) {
 	for links := 0; len(comps) > 0; {
 		c := comps[0]
 		comps = comps[1:]

@@ -84,7 +84,7 @@ func TestResolve(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := newResolver(env.home)
+	r := newResolver(root, env.home)
 	tests := []struct {
 		in, cwd, want string
 		err           bool
