@@ -25,6 +25,25 @@ func BenchmarkAppend(b *testing.B) { benchAppend(b, SyncEach) }
 // BenchmarkAppendBatch syncs at most every 100 ms.
 func BenchmarkAppendBatch(b *testing.B) { benchAppend(b, SyncBatch) }
 
+// BenchmarkAppendParallel is SyncEach with 16 goroutines appending at
+// once: their records share group syncs.
+func BenchmarkAppendParallel(b *testing.B) {
+	e := newEnv(b)
+	l := e.open(b)
+	defer l.Close()
+	entry := testEntry(1)
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := l.Append(entry); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+}
+
 func BenchmarkVerify(b *testing.B) {
 	const n = 100_000
 	e := newEnv(b)

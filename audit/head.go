@@ -41,8 +41,9 @@ func (l *Log) ensureFile() error {
 			return nil
 		}
 		l.opts.logger.Warn("audit: log file was deleted or replaced; continuing from the trusted head", "file", l.path)
-		l.file.Close()
-		l.file, l.known = nil, false
+		if err := l.retire(); err != nil {
+			return err
+		}
 	}
 	f, err := openRegular(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {

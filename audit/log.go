@@ -28,15 +28,16 @@ type Log struct {
 
 	mu sync.Mutex
 	// guarded by mu:
+	cond      *sync.Cond // on mu: a group sync finished
 	sig       *signer
-	file      *os.File  // the live file, O_RDWR|O_APPEND; nil until the first append
-	end       int64     // offset just after the last line this process knows
-	head      point     // the newest head this process trusts
-	haveHead  bool      // head is set
-	known     bool      // end and head describe file as it is on disk
-	anchored  uint64    // the highest seq known to be anchored
-	badAnchor bool      // the anchor is corrupt: never overwrite it (evidence)
-	unsynced  bool      // lines written since the last datasync
+	file      *os.File // the live file, O_RDWR|O_APPEND; nil until the first append
+	end       int64    // offset just after the last line this process knows
+	head      point    // the newest head this process trusts
+	haveHead  bool     // head is set
+	known     bool     // end and head describe file as it is on disk
+	anchored  uint64   // the highest seq known to be anchored
+	badAnchor bool     // the anchor is corrupt: never overwrite it (evidence)
+	sync      syncState
 	lastFlush time.Time // last datasync + anchor
 	timer     *time.Timer
 	flushErr  error // a background flush failure, retried by the next Append
@@ -65,10 +66,12 @@ func Open(f folder.Folder, st *userstate.State, opts ...Option) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAppend, err)
 	}
-	return &Log{
+	l := &Log{
 		path: filepath.Join(f.Audit(), LiveFile), anchors: anchors, lock: lock,
 		opts: o, sig: newSigner(st.Key),
-	}, nil
+	}
+	l.cond = sync.NewCond(&l.mu)
+	return l, nil
 }
 
 func ensureDir(dir string) error {
@@ -105,6 +108,9 @@ func (l *Log) Append(e Entry) (Record, error) {
 		rec, err = l.appendLocked(e, detail)
 		return err
 	})
+	if err == nil && !l.closed {
+		err = l.afterWrite(l.sync.written)
+	}
 	if err != nil {
 		return Record{}, fmt.Errorf("%w: %w", ErrAppend, err)
 	}
@@ -121,11 +127,7 @@ func (l *Log) appendLocked(e Entry, detail json.RawMessage) (Record, error) {
 	if err := l.resolve(); err != nil {
 		return Record{}, err
 	}
-	rec, err := l.writeEntry(nil, e, detail)
-	if err != nil {
-		return Record{}, err
-	}
-	return rec, l.afterWrite()
+	return l.writeEntry(nil, e, detail)
 }
 
 // writeEntry encodes e as the record after head and writes it, after lead
@@ -159,7 +161,7 @@ func (l *Log) writeLine(b []byte) error {
 	n, err := l.file.Write(b)
 	if err == nil {
 		l.end += int64(n)
-		l.unsynced = true
+		l.sync.written += int64(n)
 		return nil
 	}
 	if n > 0 {
@@ -195,9 +197,12 @@ func (l *Log) Close() error {
 		l.timer.Stop()
 		l.timer = nil
 	}
+	for l.sync.leading {
+		l.cond.Wait()
+	}
 	var err error
 	if l.file != nil {
-		if l.unsynced || (l.known && l.head.seq > l.anchored) {
+		if l.sync.pending() || (l.known && l.head.seq > l.anchored) {
 			err = l.withLock(l.flushLocked)
 		}
 		if cerr := l.file.Close(); err == nil {

@@ -45,10 +45,11 @@ var closeBrace = []byte{'}'}
 type signer struct {
 	mac hash.Hash
 	sha hash.Hash
+	out []byte // reused for Sum, so that hashing does not allocate
 }
 
 func newSigner(key []byte) *signer {
-	return &signer{mac: hmac.New(sha256.New, key), sha: sha256.New()}
+	return &signer{mac: hmac.New(sha256.New, key), sha: sha256.New(), out: make([]byte, 0, 2*sha256.Size)}
 }
 
 // sums returns the chain hash and the HMAC of the canonical bytes
@@ -57,11 +58,13 @@ func (s *signer) sums(prefix []byte) (sum, mac [sha256.Size]byte) {
 	s.sha.Reset()
 	s.sha.Write(prefix)
 	s.sha.Write(closeBrace)
-	s.sha.Sum(sum[:0])
+	s.out = s.sha.Sum(s.out[:0])
 	s.mac.Reset()
 	s.mac.Write(prefix)
 	s.mac.Write(closeBrace)
-	s.mac.Sum(mac[:0])
+	s.out = s.mac.Sum(s.out)
+	copy(sum[:], s.out)
+	copy(mac[:], s.out[sha256.Size:])
 	return sum, mac
 }
 

@@ -190,3 +190,29 @@ func TestAppendAfterTamperKeepsEvidence(t *testing.T) {
 		})
 	}
 }
+
+// A Log in use whose file is deleted under it goes on in a new file from
+// its own head; the loss stays visible.
+func TestLiveLogFileDeleted(t *testing.T) {
+	e := newEnv(t)
+	l := e.open(t)
+	for i := range 5 {
+		if _, err := l.Append(testEntry(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(e.logPath()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.Append(testEntry(5))
+	if err != nil || r.Seq != 6 {
+		t.Fatalf("seq %d, %v", r.Seq, err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep := e.verify(t)
+	if rep.OK || rep.FirstBad.Kind != KindDeleted || rep.FirstBad.Line != 1 || rep.Anchor.Seq != 6 {
+		t.Fatalf("first bad %v, anchor %+v", rep.FirstBad, rep.Anchor)
+	}
+}
