@@ -19,6 +19,7 @@ var commands = []func() *cobra.Command{
 	newDoctorCmd,
 	newRunCmd,
 	newWatchCmd,
+	newServeCmd,
 	newListCmd,
 	newShowCmd,
 	newApproveCmd,

@@ -1,0 +1,138 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+)
+
+// approveBody is the optional body of POST /api/requests/{id}/approve.
+// Hash is the content hash the human saw (the page always sends it): a
+// request whose content changed since is refused. Without it, the hash
+// the server last showed is used.
+type approveBody struct {
+	Always  bool   `json:"always"`
+	Pattern string `json:"pattern"`
+	Hash    string `json:"hash"`
+}
+
+// decisionView answers an approve or a deny.
+type decisionView struct {
+	ID      string      `json:"id"`
+	Folder  string      `json:"folder"`
+	Result  *ResultView `json:"result,omitempty"`
+	Warning string      `json:"warning,omitempty"`
+}
+
+// handleApprove claims the request and executes it in this process,
+// through the approver, exactly as `sandbox watch` does. It answers when
+// the execution has ended (its output streams on /api/events and
+// /api/requests/{id}/output meanwhile); a client that goes away does not
+// stop the execution. Losing the claim to another approver is 409.
+func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	fs, err := s.locate(r.URL.Query().Get("folder"), id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var body approveBody
+	if err := decodeBody(r, &body); err != nil {
+		fail(w, err)
+		return
+	}
+	opts := fs.approveOptions(id, body)
+	type outcome struct {
+		res *queue.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	s.execute(func(ctx context.Context) {
+		res, err := fs.ap.Approve(ctx, id, opts)
+		done <- outcome{res, err}
+	})
+	select {
+	case o := <-done:
+		answer(w, fs, id, o.res, o.err)
+	case <-r.Context().Done():
+	}
+}
+
+// approveOptions turns the body into the approver's options. A pattern
+// equal to the escaped proposal stands for the proposal itself.
+func (fs *folderState) approveOptions(id string, b approveBody) approver.ApproveOptions {
+	o := approver.ApproveOptions{ShownHash: b.Hash, Always: b.Always, Pattern: b.Pattern}
+	req := fs.cached(id)
+	if req == nil {
+		return o
+	}
+	if o.ShownHash == "" {
+		o.ShownHash = req.Hash
+	}
+	if o.Always && o.Pattern != "" {
+		if p, err := fs.ap.Propose(req); err == nil && display.EscapeLine(p) == o.Pattern {
+			o.Pattern = p
+		}
+	}
+	return o
+}
+
+// cached is the pending request id as last shown, or nil.
+func (fs *folderState) cached(id string) *queue.Request {
+	fs.refresh()
+	p, _ := fs.track.snapshot()
+	for _, e := range p {
+		if e.req.ID == id {
+			return e.req
+		}
+	}
+	return nil
+}
+
+// answer writes how a decision ended: the result with 200, or the error
+// with its status (and the result when there is one, such as a deny that
+// reached the request first).
+func answer(w http.ResponseWriter, fs *folderState, id string, res *queue.Result, err error) {
+	v := decisionView{ID: id, Folder: fs.key, Result: viewResult(res)}
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, v)
+	case res != nil && (errors.Is(err, approver.ErrNotRemembered) || errors.Is(err, approver.ErrAuditRefused)):
+		v.Warning = display.EscapeLine(err.Error())
+		writeJSON(w, http.StatusOK, v)
+	default:
+		status, code := errStatus(err)
+		writeJSON(w, status, struct {
+			apiError
+			decisionView
+		}{apiError{Error: display.EscapeLine(err.Error()), Code: code}, v})
+	}
+}
+
+// denyBody is the optional body of POST /api/requests/{id}/deny.
+type denyBody struct {
+	Reason string `json:"reason"`
+}
+
+// handleDeny denies the request with an optional reason for the model.
+// A deny wins over an approval that has not started; one too late (the
+// request already runs) is 409.
+func (s *Server) handleDeny(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	fs, err := s.locate(r.URL.Query().Get("folder"), id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var body denyBody
+	if err := decodeBody(r, &body); err != nil {
+		fail(w, err)
+		return
+	}
+	res, err := fs.ap.Deny(r.Context(), id, body.Reason)
+	answer(w, fs, id, res, err)
+}

@@ -1,0 +1,56 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// writeTimeout bounds one WebSocket write: a client that does not read
+// is dropped.
+const writeTimeout = 10 * time.Second
+
+// handleEvents is the WebSocket /api/events: a hello with the status,
+// then every event as one JSON text message. The guard has checked the
+// token and the Origin; clients only listen (a message from one closes
+// it). A client that falls behind is dropped.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	c := s.hub.join()
+	if c == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "too many clients")
+		return
+	}
+	defer s.hub.leave(c)
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer conn.CloseNow()
+	ctx := conn.CloseRead(r.Context())
+	hello, _ := json.Marshal(Event{Type: EventHello, Status: s.status()})
+	if send(ctx, conn, hello) != nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.gone:
+			conn.Close(websocket.StatusTryAgainLater, "fell behind or server stopping; reconnect")
+			return
+		case b := <-c.send:
+			if send(ctx, conn, b) != nil {
+				return
+			}
+		}
+	}
+}
+
+func send(ctx context.Context, conn *websocket.Conn, b []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	return conn.Write(ctx, websocket.MessageText, b)
+}

@@ -1,0 +1,36 @@
+package serve
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+)
+
+// web holds the page: plain HTML, CSS and JavaScript, no build step.
+//
+//go:embed web
+var web embed.FS
+
+func (s *Server) assets() http.Handler {
+	sub, err := fs.Sub(web, "web")
+	if err != nil {
+		s.log.Error("bug: embedded assets missing", "err", err)
+		return http.NotFoundHandler()
+	}
+	return http.StripPrefix("/assets/", http.FileServerFS(sub))
+}
+
+// handleIndex serves the page; opened with ?token=, it also sets the
+// HttpOnly cookie the page's API calls then carry (the page removes the
+// token from the address bar).
+func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
+	s.guard.login(w, r)
+	page, err := web.ReadFile("web/index.html")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(page)
+}

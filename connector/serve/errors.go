@@ -1,0 +1,24 @@
+package serve
+
+import "errors"
+
+var (
+	// ErrNoFolders: New was given no folder.
+	ErrNoFolders = errors.New("no folder to serve")
+	// ErrWeakToken: the token is shorter than minTokenLen.
+	ErrWeakToken = errors.New("token too short")
+	// ErrNotLoopback: a non-loopback address without --allow-remote.
+	ErrNotLoopback = errors.New("refusing to listen beyond loopback without --allow-remote (which needs --tls-cert and --tls-key)")
+	// ErrRemoteNeedsTLS: --allow-remote without a certificate and key.
+	ErrRemoteNeedsTLS = errors.New("--allow-remote needs --tls-cert and --tls-key")
+	// errAmbiguous: a request id found in several folders.
+	errAmbiguous = errors.New("the id exists in several folders; add ?folder=KEY")
+	// errNoFolder: an unknown folder key.
+	errNoFolder = errors.New("no such folder (see /api/folders)")
+	// errNoPolicies: the build has no policy store.
+	errNoPolicies = errors.New("policy changes are not available in this build")
+	// errPolicyChanged: policy.yaml changed since its diff was shown.
+	errPolicyChanged = errors.New("policy.yaml changed since it was shown; look again")
+	// errNoPolicyChange: nothing to accept.
+	errNoPolicyChange = errors.New("no pending policy change")
+)

@@ -1,0 +1,193 @@
+package serve
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// recoverEvery is the slow tick at which folders are looked at even
+// without a notification (expiry, approvers that died, an accepted
+// policy changed from elsewhere), as `sandbox watch` does.
+const recoverEvery = 10 * time.Second
+
+// Kinds of change a folder's worker reacts to.
+const (
+	changeQueue = 1 << iota
+	changeResults
+	changePolicy
+)
+
+// signals is a folder's coalescing change flags.
+type signals struct {
+	ch chan int
+}
+
+func (sg signals) send(kind int) {
+	for {
+		select {
+		case sg.ch <- kind:
+			return
+		default:
+		}
+		select {
+		case old := <-sg.ch:
+			kind |= old
+		default:
+		}
+	}
+}
+
+// watch starts one file notifier for every folder's bus directories, a
+// worker per folder and an audit follower per folder. Where notification
+// is unavailable, the workers poll.
+func (s *Server) watch(ctx context.Context) error {
+	sigs := make([]signals, len(s.folders))
+	type target struct {
+		fs   *folderState
+		sg   signals
+		kind int
+	}
+	dirs := map[string]target{}
+	for i, fs := range s.folders {
+		sigs[i] = signals{ch: make(chan int, 1)}
+		for dir, kind := range map[string]int{fs.f.Pending(): changeQueue, fs.f.Claimed(): changeQueue,
+			fs.f.Done(): changeQueue, fs.f.Results(): changeResults, fs.f.Dir(): changePolicy} {
+			dirs[dir] = target{fs, sigs[i], kind}
+		}
+	}
+	poll := time.Duration(0)
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		for dir := range dirs {
+			if err = w.Add(dir); err != nil {
+				w.Close()
+				break
+			}
+		}
+	}
+	if err != nil {
+		s.log.Warn("file notification unavailable; polling", "err", err)
+		poll = s.cfg.Poll
+		if poll <= 0 {
+			poll = time.Second
+		}
+	} else {
+		s.wg.Add(1)
+		go s.dispatch(ctx, w, func(name string) {
+			d, ok := dirs[filepath.Dir(name)]
+			if !ok {
+				return
+			}
+			switch {
+			case d.kind == changePolicy && filepath.Base(name) != "policy.yaml":
+				return
+			case d.kind == changeQueue:
+				d.fs.track.stale.Store(true) // a listing now rescans
+			}
+			d.sg.send(d.kind)
+		}, func() {
+			for _, sg := range sigs {
+				sg.send(changeQueue | changeResults | changePolicy)
+			}
+		})
+	}
+	for i, fs := range s.folders {
+		fs.primeAll()
+		s.wg.Add(2)
+		go fs.work(ctx, sigs[i], poll)
+		go fs.followAudit(ctx)
+	}
+	return nil
+}
+
+// dispatch turns file events into folder signals; a watcher error (an
+// overflow loses events) signals every folder to look again.
+func (s *Server) dispatch(ctx context.Context, w *fsnotify.Watcher, on func(string), all func()) {
+	defer s.wg.Done()
+	defer w.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			on(ev.Name)
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			s.log.Warn("file notification error", "err", err)
+			all()
+		}
+	}
+}
+
+// refresh rescans the bus if it is stale, lets remembered decisions
+// settle the new requests and publishes the changes.
+func (fs *folderState) refresh() {
+	evs, added := fs.track.refresh()
+	fs.autoDecide(added)
+	fs.s.hub.publish(evs...)
+}
+
+// primeAll learns what is on the bus now, before any client connects.
+func (fs *folderState) primeAll() {
+	fs.q.Recover()
+	fs.refresh()
+	_, claimed := fs.track.snapshot()
+	fs.out.sync(claimed)
+	fs.policyChanged()
+}
+
+// work reacts to the folder's changes until ctx ends.
+func (fs *folderState) work(ctx context.Context, sg signals, poll time.Duration) {
+	defer fs.s.wg.Done()
+	defer fs.out.close()
+	slow := time.NewTicker(recoverEvery)
+	defer slow.Stop()
+	var tick <-chan time.Time
+	if poll > 0 {
+		t := time.NewTicker(poll)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		kind := 0
+		select {
+		case <-ctx.Done():
+			return
+		case kind = <-sg.ch:
+		case <-tick:
+			kind = changeQueue | changeResults | changePolicy
+		case <-slow.C:
+			fs.q.Recover()
+			kind = changeQueue | changePolicy
+		}
+		fs.changed(kind)
+	}
+}
+
+// changed publishes what a change brought.
+func (fs *folderState) changed(kind int) {
+	hub := fs.s.hub
+	if kind&changeQueue != 0 {
+		fs.track.stale.Store(true)
+		fs.refresh()
+		_, claimed := fs.track.snapshot()
+		hub.publish(fs.out.sync(claimed)...)
+	}
+	if kind&(changeQueue|changeResults) != 0 {
+		hub.publish(fs.out.drain()...)
+		fs.moved.notify()
+	}
+	if kind&changePolicy != 0 {
+		if v := fs.policyChanged(); v != nil {
+			hub.publish(Event{Type: EventPolicy, Folder: fs.key, Policy: v})
+		}
+	}
+}

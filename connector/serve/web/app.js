@@ -1,0 +1,623 @@
+// The sandbox approver dashboard. Every text from the server is already
+// escaped (control, ANSI, bidi and zero-width characters made visible);
+// it is only ever put on the page with textContent, never as HTML.
+'use strict';
+
+(function () {
+  // The cookie holds the token now: take it out of the address bar.
+  if (new URLSearchParams(location.search).has('token')) {
+    history.replaceState(null, '', location.pathname);
+  }
+
+  const $ = (id) => document.getElementById(id);
+  const MAX_DONE = 50, MAX_AUDIT = 300, MAX_OUTPUT = 512 * 1024;
+
+  const state = {
+    folders: new Map(),   // key -> {key, root}
+    pending: new Map(),   // id -> request view
+    done: [],             // request views, newest first
+    claimed: new Set(),   // ids being decided or running
+    outputs: new Map(),   // id -> [{stream, text}]
+    outcomes: new Map(),  // id -> {cls, text}
+    selected: null,       // id
+    unseen: 0,            // arrivals while the tab was hidden
+    verify: [],
+    policies: [],
+    audit: [],
+  };
+
+  // el builds an element whose text is set with textContent only.
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function ago(iso) {
+    if (!iso) return '';
+    const s = Math.max(0, Math.round((Date.now() - new Date(iso).getTime()) / 1000));
+    if (s < 60) return s + 's ago';
+    if (s < 3600) return Math.floor(s / 60) + 'm ago';
+    if (s < 86400) return Math.floor(s / 3600) + 'h ago';
+    return new Date(iso).toLocaleString();
+  }
+
+  function folderName(key) {
+    const f = state.folders.get(key);
+    if (!f) return key || '';
+    const parts = f.root.split('/').filter(Boolean);
+    return parts.length ? parts[parts.length - 1] : f.root;
+  }
+
+  // ---- API -------------------------------------------------------------
+
+  async function api(path, opts) {
+    const init = Object.assign({ credentials: 'same-origin', headers: {} }, opts || {});
+    if (init.body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(init.body);
+    }
+    const r = await fetch(path, init);
+    let data = null;
+    try { data = await r.json(); } catch (e) { data = null; }
+    if (r.status === 401) {
+      banner('Not authorised. Open the address that `sandbox serve` printed (it carries the token).');
+    }
+    if (!r.ok) {
+      const err = new Error((data && data.error) || ('HTTP ' + r.status));
+      err.status = r.status; err.data = data;
+      throw err;
+    }
+    return data;
+  }
+
+  function banner(text) {
+    const b = $('banner');
+    b.textContent = text;
+    b.classList.toggle('hidden', !text);
+  }
+
+  let toastTimer = null;
+  function toast(text) {
+    const t = $('toast');
+    t.textContent = text;
+    t.classList.remove('hidden');
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => t.classList.add('hidden'), 5000);
+  }
+
+  async function loadAll() {
+    const [folders, pending, done] = await Promise.all([
+      api('/api/folders'), api('/api/requests?state=pending'), api('/api/requests?state=done&limit=' + MAX_DONE),
+    ]);
+    banner('');
+    state.folders.clear();
+    for (const f of folders.folders) {
+      state.folders.set(f.key, f);
+      for (const p of f.problems || []) toast(p);
+    }
+    state.pending.clear();
+    for (const r of pending.requests) state.pending.set(r.id, r);
+    state.done = done.requests;
+    if (!state.selected || !findRequest(state.selected)) selectFirst();
+    renderRequests();
+    loadAudit();
+    loadPolicy();
+  }
+
+  async function loadAudit() {
+    try {
+      const a = await api('/api/audit?limit=' + MAX_AUDIT);
+      state.audit = a.records.reverse();
+      renderAudit();
+    } catch (e) { /* shown by the banner when it matters */ }
+    verifySoon(0);
+  }
+
+  let verifyTimer = null;
+  function verifySoon(delay) {
+    clearTimeout(verifyTimer);
+    verifyTimer = setTimeout(async () => {
+      try {
+        const v = await api('/api/audit/verify');
+        state.verify = v.folders;
+        renderVerify();
+      } catch (e) { /* ignore */ }
+    }, delay);
+  }
+
+  async function loadPolicy() {
+    try {
+      const p = await api('/api/policy');
+      state.policies = p.folders;
+    } catch (e) {
+      state.policies = null;
+    }
+    renderPolicy();
+  }
+
+  // ---- live events -----------------------------------------------------
+
+  let retry = 1000;
+  function connect() {
+    const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
+    const ws = new WebSocket(proto + location.host + '/api/events');
+    setConn('connecting…', '');
+    ws.onopen = () => { retry = 1000; setConn('live', 'live'); loadAll().catch((e) => toast(e.message)); };
+    ws.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (e) { console.error(e); } };
+    ws.onclose = () => {
+      setConn('reconnecting…', 'down');
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 10000);
+    };
+  }
+
+  function setConn(text, cls) {
+    const c = $('conn');
+    c.textContent = text;
+    c.className = 'conn ' + cls;
+  }
+
+  function onEvent(ev) {
+    switch (ev.type) {
+      case 'hello':
+        if (ev.status) $('who').textContent = ev.status.user;
+        break;
+      case 'request.pending':
+        if (!state.pending.has(ev.id)) {
+          state.pending.set(ev.id, ev.request);
+          arrived(ev.request);
+        }
+        break;
+      case 'request.claimed':
+        state.claimed.add(ev.id);
+        break;
+      case 'request.done':
+        finished(ev);
+        break;
+      case 'output':
+        appendOutput(ev.id, ev.stream, ev.text);
+        return;
+      case 'audit':
+        state.audit.unshift(ev.record);
+        state.audit.length = Math.min(state.audit.length, MAX_AUDIT);
+        renderAudit(ev.record);
+        verifySoon(1500);
+        return;
+      case 'policy':
+        loadPolicy();
+        return;
+      case 'problem':
+        toast(ev.problem);
+        return;
+    }
+    renderRequests();
+  }
+
+  function arrived(req) {
+    const sel = state.selected;
+    if (!sel || (!state.pending.has(sel) && !state.outcomes.has(sel))) state.selected = req.id;
+    freshIds.add(req.id);
+    if (document.hidden) {
+      state.unseen++;
+      notify(req);
+    }
+  }
+
+  function finished(ev) {
+    state.pending.delete(ev.id);
+    state.claimed.delete(ev.id);
+    state.done = [ev.request].concat(state.done.filter((r) => r.id !== ev.id)).slice(0, MAX_DONE);
+    const out = state.outputs.get(ev.id);
+    if ((!out || out.length === 0) && ev.result) {
+      if (ev.result.stdout) appendOutput(ev.id, 'stdout', ev.result.stdout, true);
+      if (ev.result.stderr) appendOutput(ev.id, 'stderr', ev.result.stderr, true);
+    }
+    if (!state.outcomes.has(ev.id)) state.outcomes.set(ev.id, describeResult(ev.result));
+  }
+
+  function notify(req) {
+    if (!('Notification' in window) || Notification.permission !== 'granted') return;
+    const n = new Notification('sandbox: approval needed', {
+      body: req.kind + ': ' + req.summary, tag: req.id,
+    });
+    n.onclick = () => { window.focus(); select(req.id); n.close(); };
+  }
+
+  // ---- requests view ---------------------------------------------------
+
+  const freshIds = new Set();
+
+  function pendingList() {
+    return Array.from(state.pending.values()).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  function navList() {
+    return pendingList().concat(state.done);
+  }
+
+  function findRequest(id) {
+    return state.pending.get(id) || state.done.find((r) => r.id === id) || null;
+  }
+
+  function selectFirst() {
+    const l = navList();
+    state.selected = l.length ? l[0].id : null;
+  }
+
+  function select(id) {
+    state.selected = id;
+    closeForms();
+    renderRequests();
+    const item = document.querySelector('[data-id="' + CSS.escape(id) + '"]');
+    if (item) item.scrollIntoView({ block: 'nearest' });
+  }
+
+  function move(delta) {
+    const l = navList();
+    if (!l.length) return;
+    let i = l.findIndex((r) => r.id === state.selected);
+    i = i < 0 ? 0 : Math.min(l.length - 1, Math.max(0, i + delta));
+    select(l[i].id);
+  }
+
+  function renderRequests() {
+    const pend = pendingList();
+    renderItems($('pending-list'), pend);
+    renderItems($('done-list'), state.done);
+    $('pending-empty').classList.toggle('hidden', pend.length > 0);
+    $('done-empty').classList.toggle('hidden', state.done.length > 0);
+    const c = $('count-pending');
+    c.textContent = pend.length;
+    c.classList.toggle('zero', pend.length === 0);
+    updateTitle();
+    renderDetail();
+    freshIds.clear();
+  }
+
+  function renderItems(list, reqs) {
+    list.replaceChildren(...reqs.map(item));
+  }
+
+  function item(r) {
+    const li = el('li', 'item');
+    li.dataset.id = r.id;
+    if (r.id === state.selected) li.classList.add('selected');
+    if (freshIds.has(r.id)) li.classList.add('fresh');
+    const top = el('div', 'top');
+    top.append(el('span', 'kind ' + r.kind, r.kind), el('span', 'what', r.summary));
+    const st = itemState(r);
+    if (st) top.append(el('span', 'badge ' + st, st));
+    const meta = el('div', 'meta');
+    if (state.folders.size > 1) meta.append(el('span', '', folderName(r.folder)));
+    if (r.agent) meta.append(el('span', '', r.agent));
+    if (r.session) meta.append(el('span', '', 'session ' + r.session.slice(0, 12)));
+    meta.append(el('span', '', ago(r.created)));
+    li.append(top, meta);
+    li.addEventListener('click', () => select(r.id));
+    return li;
+  }
+
+  function itemState(r) {
+    if (r.result) return r.result.decision;
+    if (state.claimed.has(r.id) || busy.has(r.id)) return 'claimed';
+    return '';
+  }
+
+  function renderDetail() {
+    const r = state.selected ? findRequest(state.selected) : null;
+    $('detail-empty').classList.toggle('hidden', !!r);
+    $('detail-body').classList.toggle('hidden', !r);
+    if (!r) return;
+    $('d-kind').textContent = r.kind;
+    $('d-kind').className = 'kind ' + r.kind;
+    $('d-summary').textContent = r.summary;
+    $('d-state').textContent = stateText(r);
+    renderFields(r);
+    const pending = !r.result && state.pending.has(r.id);
+    const running = busy.has(r.id) || state.claimed.has(r.id);
+    $('actions').classList.toggle('hidden', !pending);
+    for (const b of ['btn-approve', 'btn-always', 'btn-deny']) $(b).disabled = running;
+    $('btn-always').disabled = running || !r.pattern;
+    $('btn-always').title = r.pattern ? '' : 'remembered decisions are not available for this request';
+    if (!pending) closeForms();
+    const oc = state.outcomes.get(r.id);
+    $('outcome').classList.toggle('hidden', !oc);
+    if (oc) { $('outcome').className = 'outcome ' + oc.cls; $('outcome').textContent = oc.text; }
+    renderOutput(r.id);
+  }
+
+  function stateText(r) {
+    if (r.result) return r.result.decision + ' by ' + r.result.user + ' (' + r.result.surface + ') ' + ago(r.result.decided);
+    if (busy.has(r.id)) return 'running here…';
+    if (state.claimed.has(r.id)) return 'claimed by an approver…';
+    return 'pending · ' + ago(r.created);
+  }
+
+  function renderFields(r) {
+    const dl = $('d-fields');
+    const rows = [];
+    const add = (label, node) => rows.push(el('dt', '', label), node);
+    const text = (label, value, cls) => add(label, el('dd', cls || '', value));
+    if (state.folders.size > 1) text('folder', (state.folders.get(r.folder) || {}).root || r.folder);
+    for (const f of r.fields || []) {
+      if (!f.block) { text(f.label, f.value); continue; }
+      const dd = el('dd');
+      dd.append(el('div', 'size', f.lines + (f.lines === 1 ? ' line, ' : ' lines, ') + f.bytes + ' bytes'), el('pre', '', f.value));
+      add(f.label, dd);
+    }
+    if (r.cwd) text('cwd', r.cwd);
+    if (r.source) text('source', r.source);
+    if (r.agent || r.session) text('agent', (r.agent || '-') + '   session ' + (r.session || '-'));
+    if (r.justification) text('why', r.justification, 'why');
+    if (r.policy_reasons && r.policy_reasons.length) {
+      const dd = el('dd', 'reasons');
+      dd.append(...r.policy_reasons.map((p) => el('div', '', p)));
+      add('policy', dd);
+    }
+    if (r.hash) text('hash', r.hash, 'hash');
+    if (r.created) text('created', new Date(r.created).toLocaleString() + ' (' + ago(r.created) + ')');
+    if (r.result && r.result.reason) text('reason', r.result.reason, 'why');
+    if (r.result && r.result.always) text('remembered', r.result.always);
+    dl.replaceChildren(...rows);
+  }
+
+  // ---- output ----------------------------------------------------------
+
+  function appendOutput(id, stream, text, fromResult) {
+    let chunks = state.outputs.get(id);
+    if (!chunks) { chunks = []; state.outputs.set(id, chunks); }
+    const size = chunks.reduce((n, c) => n + c.text.length, 0);
+    if (size > MAX_OUTPUT) return;
+    chunks.push({ stream, text, fromResult });
+    if (id === state.selected) {
+      const pre = $('output');
+      pre.append(chunkNode(stream, text));
+      $('output-box').classList.remove('hidden');
+      pre.scrollTop = pre.scrollHeight;
+    }
+  }
+
+  function chunkNode(stream, text) {
+    return stream === 'stderr' ? el('span', 'err', text) : document.createTextNode(text);
+  }
+
+  function renderOutput(id) {
+    const chunks = state.outputs.get(id) || [];
+    const r = findRequest(id);
+    const show = chunks.length > 0 || busy.has(id) || state.claimed.has(id);
+    $('output-box').classList.toggle('hidden', !show);
+    if (!show) return;
+    $('output').replaceChildren(...chunks.map((c) => chunkNode(c.stream, c.text)));
+    let note = busy.has(id) || state.claimed.has(id) ? 'live' : '';
+    if (r && r.result) {
+      if (r.result.exit_code !== undefined) note = 'exit ' + r.result.exit_code;
+      if (r.result.signal) note = 'killed by ' + r.result.signal;
+      if (r.result.duration_ms !== undefined) note += ' · ' + r.result.duration_ms + ' ms';
+    }
+    $('output-note').textContent = note;
+  }
+
+  // ---- decisions ---------------------------------------------------------
+
+  const busy = new Set();
+
+  async function approve(always, pattern) {
+    const r = state.pending.get(state.selected);
+    if (!r || busy.has(r.id)) return;
+    busy.add(r.id);
+    closeForms();
+    state.outputs.set(r.id, []);
+    state.outcomes.set(r.id, { cls: 'info', text: always ? 'Approved always; running…' : 'Approved; running…' });
+    renderRequests();
+    const body = { hash: r.hash };
+    if (always) { body.always = true; body.pattern = pattern; }
+    try {
+      const res = await api('/api/requests/' + encodeURIComponent(r.id) + '/approve?folder=' + encodeURIComponent(r.folder), { method: 'POST', body });
+      const oc = describeResult(res.result);
+      if (res.warning) oc.text += ' — ' + res.warning;
+      state.outcomes.set(r.id, oc);
+    } catch (e) {
+      state.outcomes.set(r.id, { cls: 'bad', text: e.message });
+    }
+    busy.delete(r.id);
+    renderRequests();
+  }
+
+  async function deny(reason) {
+    const r = state.pending.get(state.selected);
+    if (!r || busy.has(r.id)) return;
+    busy.add(r.id);
+    closeForms();
+    try {
+      const res = await api('/api/requests/' + encodeURIComponent(r.id) + '/deny?folder=' + encodeURIComponent(r.folder), { method: 'POST', body: { reason } });
+      state.outcomes.set(r.id, describeResult(res.result) || { cls: 'bad', text: 'Denied.' });
+    } catch (e) {
+      state.outcomes.set(r.id, { cls: 'bad', text: e.message });
+    }
+    busy.delete(r.id);
+    renderRequests();
+  }
+
+  function describeResult(res) {
+    if (!res) return null;
+    switch (res.decision) {
+      case 'approved':
+        if (res.signal) return { cls: 'bad', text: 'Approved; killed by ' + res.signal + ' after ' + res.duration_ms + ' ms.' };
+        if (res.exit_code !== undefined) return { cls: res.exit_code === 0 ? 'ok' : 'bad', text: 'Approved by ' + res.user + '; exited ' + res.exit_code + ' after ' + res.duration_ms + ' ms.' + (res.always ? ' Remembered: ' + res.always : '') };
+        return { cls: 'ok', text: 'Approved by ' + res.user + (res.reason ? ': ' + res.reason : '.') };
+      case 'denied':
+        return { cls: 'bad', text: 'Denied by ' + res.user + ' (' + res.surface + ')' + (res.reason ? ': ' + res.reason : '.') };
+      default:
+        return { cls: 'bad', text: res.decision + (res.reason ? ': ' + res.reason : '') };
+    }
+  }
+
+  function closeForms() {
+    $('always-form').classList.add('hidden');
+    $('deny-form').classList.add('hidden');
+  }
+
+  function openAlways() {
+    const r = state.pending.get(state.selected);
+    if (!r || !r.pattern || busy.has(r.id)) return;
+    closeForms();
+    $('always-form').classList.remove('hidden');
+    const input = $('always-pattern');
+    input.value = r.pattern;
+    input.focus();
+    input.select();
+  }
+
+  function openDeny() {
+    const r = state.pending.get(state.selected);
+    if (!r || busy.has(r.id)) return;
+    closeForms();
+    $('deny-form').classList.remove('hidden');
+    $('deny-reason').value = '';
+    $('deny-reason').focus();
+  }
+
+  // ---- audit and policy --------------------------------------------------
+
+  function renderVerify() {
+    const box = $('verify');
+    const pill = $('audit-state');
+    const bad = state.verify.filter((v) => !v.ok);
+    box.replaceChildren(...state.verify.map((v) => {
+      const name = state.folders.size > 1 ? folderName(v.folder) + ': ' : '';
+      if (v.error) return el('div', 'bad', name + 'cannot verify: ' + v.error);
+      if (!v.ok) return el('div', 'bad', name + '✗ audit log fails verification (' + v.problems + ' problem(s)); first bad: ' + v.first_bad);
+      return el('div', 'ok', name + '✓ audit log verified: ' + v.records + ' records, chain intact up to #' + v.head_seq + (v.torn_tail ? ' (a torn last line from a crash)' : ''));
+    }));
+    pill.textContent = bad.length ? '✗' : '✓';
+    pill.className = 'pill ' + (bad.length ? 'bad' : 'ok');
+  }
+
+  function auditRow(r, fresh) {
+    const tr = el('tr', r.authentic ? '' : 'forged');
+    if (fresh) tr.classList.add('fresh');
+    tr.append(
+      el('td', 'mono', r.seq), el('td', '', new Date(r.time).toLocaleTimeString()),
+      el('td', '', folderName(r.folder)), el('td', 'mono', r.actor), el('td', 'mono', r.event),
+      el('td', 'mono', (r.request_id || '').slice(0, 10)), el('td', '', r.decision),
+      el('td', 'detail-cell', r.authentic ? r.detail : '(not authentic) ' + r.detail));
+    return tr;
+  }
+
+  function renderAudit(fresh) {
+    const body = $('audit-rows');
+    if (fresh) {
+      body.prepend(auditRow(fresh, true));
+      while (body.children.length > MAX_AUDIT) body.lastChild.remove();
+      return;
+    }
+    body.replaceChildren(...state.audit.map((r) => auditRow(r, false)));
+  }
+
+  function renderPolicy() {
+    const list = $('policy-list');
+    const count = $('policy-count');
+    if (state.policies === null) {
+      list.replaceChildren(el('p', 'empty', 'Policy changes are not available from this server.'));
+      count.classList.add('hidden');
+      return;
+    }
+    const changed = state.policies.filter((p) => p && p.changed);
+    count.textContent = changed.length;
+    count.classList.toggle('hidden', changed.length === 0);
+    list.replaceChildren(...state.policies.filter(Boolean).map(policyCard));
+  }
+
+  function policyCard(p) {
+    const card = el('div', 'policy-card');
+    card.append(el('h3', '', (state.folders.get(p.folder) || {}).root || p.folder));
+    if (p.error) card.append(el('p', 'outcome bad', p.error));
+    if (!p.changed) {
+      card.append(el('p', 'muted', '✓ .sandbox/policy.yaml is the policy in force.'));
+      return card;
+    }
+    card.append(el('p', '', 'policy.yaml has changed. Until you accept it, the last accepted policy stays in force.'));
+    const diff = el('div', 'diff');
+    for (const line of p.diff.split('\n')) {
+      let cls = '';
+      if (line.startsWith('+') && !line.startsWith('+++')) cls = 'add';
+      else if (line.startsWith('-') && !line.startsWith('---')) cls = 'del';
+      else if (line.startsWith('@@')) cls = 'hunk';
+      diff.append(el('span', cls, line || ' '));
+    }
+    const btn = el('button', 'primary', 'Accept this policy');
+    btn.type = 'button';
+    btn.addEventListener('click', async () => {
+      btn.disabled = true;
+      try {
+        await api('/api/policy/accept', { method: 'POST', body: { folder: p.folder, sha256: p.current_sha256 } });
+        toast('Policy accepted.');
+      } catch (e) { toast(e.message); }
+      loadPolicy();
+    });
+    card.append(diff, btn, el('span', 'muted', '  sha256 ' + p.current_sha256.slice(0, 16) + '…'));
+    return card;
+  }
+
+  // ---- tabs, title, keys ---------------------------------------------------
+
+  function showTab(name) {
+    for (const t of document.querySelectorAll('.tab')) t.classList.toggle('active', t.dataset.tab === name);
+    for (const v of ['requests', 'audit', 'policy']) $('tab-' + v).classList.toggle('hidden', v !== name);
+  }
+
+  function updateTitle() {
+    const n = state.pending.size;
+    let t = n ? '(' + n + ') sandbox' : 'sandbox';
+    if (state.unseen) t = '● ' + t;
+    document.title = t;
+  }
+
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) { state.unseen = 0; updateTitle(); }
+  });
+
+  function inInput(e) {
+    const t = e.target;
+    return t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA');
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') { closeForms(); $('help').classList.add('hidden'); document.activeElement.blur(); return; }
+    if (inInput(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+    const keys = {
+      j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
+      a: () => approve(false), A: openAlways, d: openDeny,
+      '1': () => showTab('requests'), '2': () => showTab('audit'), '3': () => showTab('policy'),
+      '?': () => $('help').classList.toggle('hidden'),
+    };
+    const fn = keys[e.key];
+    if (fn) { e.preventDefault(); fn(); }
+  });
+
+  $('btn-approve').addEventListener('click', () => approve(false));
+  $('btn-always').addEventListener('click', openAlways);
+  $('btn-deny').addEventListener('click', openDeny);
+  $('always-form').addEventListener('submit', (e) => { e.preventDefault(); approve(true, $('always-pattern').value); });
+  $('deny-form').addEventListener('submit', (e) => { e.preventDefault(); deny($('deny-reason').value); });
+  for (const c of document.querySelectorAll('.cancel')) {
+    c.addEventListener('click', () => { closeForms(); $('help').classList.add('hidden'); });
+  }
+  for (const t of document.querySelectorAll('.tab')) t.addEventListener('click', () => showTab(t.dataset.tab));
+  $('help-btn').addEventListener('click', () => $('help').classList.toggle('hidden'));
+  $('help').addEventListener('click', (e) => { if (e.target === $('help')) $('help').classList.add('hidden'); });
+
+  if ('Notification' in window && Notification.permission === 'default') {
+    const b = $('notify-btn');
+    b.classList.remove('hidden');
+    b.addEventListener('click', async () => {
+      await Notification.requestPermission();
+      b.classList.add('hidden');
+    });
+  }
+
+  setInterval(() => { if (!document.hidden) renderRequests(); }, 15000);
+  connect();
+})();
