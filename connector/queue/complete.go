@@ -23,7 +23,7 @@ func (c *Claim) Begin() error {
 		c.mu.Unlock()
 		return ErrClaimClosed
 	}
-	won, err := c.q.createGate(c.id, []byte(gateRun))
+	won, err := c.q.createRunGate(c.id)
 	if err == nil && won {
 		c.started = true
 	}
@@ -157,4 +157,22 @@ func (q *Queue) createGate(id string, content []byte) (won bool, err error) {
 		return false, fmt.Errorf("gate: %w", err)
 	}
 	return true, nil
+}
+
+// createRunGate creates id's gate exclusively with content "run". Unlike a
+// deny note it may be seen empty for a moment: any gate that is not a
+// complete deny note means "running".
+func (q *Queue) createRunGate(id string) (won bool, err error) {
+	f, err := os.OpenFile(q.gatePath(id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("gate: %w", err)
+	}
+	_, err = f.WriteString(gateRun)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return true, err
 }

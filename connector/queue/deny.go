@@ -71,9 +71,9 @@ func (q *Queue) denyClaimed(id string, note denyNote) (done bool, err error) {
 	return true, nil
 }
 
-// readGate reads id's gate: running when an approver began executing,
-// else the deny note. Any gate that is not a readable deny note still
-// means "denied": the note then names no one.
+// readGate reads id's gate: the deny note, or running when the gate is
+// anything else (an approver began executing). A gate that cannot be read
+// at all is treated as a deny that names no one.
 func (q *Queue) readGate(id string) (note denyNote, running bool) {
 	unknown := denyNote{By: Approver{User: "unknown", Surface: "cli"},
 		Reason: "denied by another approver", At: q.now().UTC()}
@@ -81,11 +81,8 @@ func (q *Queue) readGate(id string) (note denyNote, running bool) {
 	if err != nil {
 		return unknown, false
 	}
-	if string(raw) == gateRun {
-		return unknown, true
-	}
 	if decodeStrict(raw, &note) != nil || note.By.User == "" {
-		return unknown, false
+		return unknown, true // "run", or a run gate still being written
 	}
 	return note, false
 }

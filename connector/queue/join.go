@@ -12,7 +12,7 @@ import (
 
 // joinIndexCompact is the size beyond which Recover rewrites the join
 // index, keeping only the entries that can still be joined.
-const joinIndexCompact = 256 << 10
+const joinIndexCompact = 64 << 10
 
 // lockBus takes the folder-wide bus lock (escalations/joins/.lock) that
 // serialises the short decisions that must not interleave: Submit's

@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/sandbox-dev/sandbox/connector/atomicfile"
 )
 
 // Submit queues req and returns the id to wait for. It first fills in
@@ -59,9 +58,6 @@ func (q *Queue) Submit(ctx context.Context, req *Request) (id string, joined boo
 	}
 	if err := os.Rename(tmp, q.path(StatePending, req.ID)); err != nil {
 		return "", false, fmt.Errorf("submit %s: %w", req.ID, err)
-	}
-	if err := atomicfile.SyncDir(q.f.Pending()); err != nil {
-		q.log.Warn("sync pending/", "err", err)
 	}
 	q.addJoin(key, req.ID)
 	return req.ID, false, q.addWaiter(req.ID, false)
@@ -144,14 +140,16 @@ func (q *Queue) checkRoom() error {
 	return fmt.Errorf("%d requests pending (limit %d): %w", n, q.maxPending, ErrQueueFull)
 }
 
+// countPending counts the entries of pending/, reading no more names than
+// the limit needs.
 func (q *Queue) countPending() (int, error) {
 	d, err := os.Open(q.f.Pending())
 	if err != nil {
 		return 0, fmt.Errorf("count pending: %w", err)
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	names, err := d.Readdirnames(q.maxPending)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, fmt.Errorf("count pending: %w", err)
 	}
 	return len(names), nil
