@@ -2,32 +2,63 @@ package queue
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // joinIndexCompact is the size beyond which Recover rewrites the join
 // index, keeping only the entries that can still be joined.
 const joinIndexCompact = 64 << 10
 
+// busLockWait bounds how long a call without its own deadline waits for
+// the bus lock (a process holding it forever must not hang the others).
+const busLockWait = 10 * time.Second
+
 // lockBus takes the folder-wide bus lock (escalations/joins/.lock) that
 // serialises the short decisions that must not interleave: Submit's
 // join-or-create and limit check, a waiter's withdrawal, expiry. It is
-// never held across a human decision or an execution.
-func (q *Queue) lockBus() (unlockFn func(), err error) {
+// never held across a human decision or an execution. It gives up when
+// ctx ends, or after busLockWait if ctx has no deadline.
+func (q *Queue) lockBus(ctx context.Context) (unlockFn func(), err error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, busLockWait)
+		defer cancel()
+	}
 	f, err := openLockFile(filepath.Join(q.joinsDir(), ".lock"), true)
 	if err != nil {
 		return nil, fmt.Errorf("bus lock: %w", err)
 	}
-	if err := lockWait(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("bus lock: %w", err)
+	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 20*time.Millisecond) {
+		ok, err := tryLock(f)
+		if ok {
+			return func() { unlock(f); f.Close() }, nil
+		}
+		if err == nil {
+			err = sleep(ctx, wait)
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("bus lock: %w", err)
+		}
 	}
-	return func() { unlock(f); f.Close() }, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // joinKey names a (hash, session) pair in the join index.

@@ -156,3 +156,21 @@ func TestLimits(t *testing.T) {
 		}
 	})
 }
+
+func TestHeldBusLockDoesNotHang(t *testing.T) {
+	q := testQueue(t)
+	f, err := openLockFile(q.joinsDir()+"/.lock", true)
+	mustOK(t, err)
+	defer f.Close()
+	if ok, err := tryLock(f); !ok {
+		t.Fatalf("lock: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, _, err := q.Submit(ctx, shellReq("echo", "s")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("submit: %v", err)
+	}
+	if n := names(t, q.f.Tmp()); len(n) != 0 {
+		t.Fatalf("tmp/ = %v", n)
+	}
+}

@@ -19,9 +19,6 @@ func tryLock(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
-// lockWait takes an exclusive flock on f, waiting for it.
-func lockWait(f *os.File) error { return flock(f, syscall.LOCK_EX) }
-
 func unlock(f *os.File) error { return flock(f, syscall.LOCK_UN) }
 
 func flock(f *os.File, how int) error {

@@ -24,9 +24,6 @@ func tryLock(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
-// lockWait takes an exclusive lock on f, waiting for it.
-func lockWait(f *os.File) error { return lockFile(f, windows.LOCKFILE_EXCLUSIVE_LOCK) }
-
 func lockFile(f *os.File, flags uint32) error {
 	ol := windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, &ol)

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -150,7 +151,7 @@ func (q *Queue) Close() error {
 	if len(all) == 0 {
 		return nil
 	}
-	unlock, err := q.lockBus()
+	unlock, err := q.lockBus(context.Background())
 	if err != nil {
 		return err
 	}

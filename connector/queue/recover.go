@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -35,7 +36,7 @@ func (q *Queue) Recover() []Problem {
 // expire completes the expired ones of reqs (just read from pending/) as
 // `expired`, and tidies up under the bus lock. It returns the others.
 func (q *Queue) expire(reqs []*Request) []*Request {
-	unlock, err := q.lockBus()
+	unlock, err := q.lockBus(context.Background())
 	if err != nil {
 		q.log.Warn("expiry", "err", err)
 		return reqs

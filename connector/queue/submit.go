@@ -41,7 +41,7 @@ func (q *Queue) Submit(ctx context.Context, req *Request) (id string, joined boo
 			os.Remove(tmp)
 		}
 	}()
-	unlock, err := q.lockBus()
+	unlock, err := q.lockBus(ctx)
 	if err != nil {
 		return "", false, err
 	}

@@ -99,7 +99,7 @@ func (q *Queue) missing(id string, misses int) int {
 // withdraw completes id as withdrawn when it is still pending and w was
 // its last waiter. It reports whether it withdrew.
 func (q *Queue) withdraw(id string, w *waiter) bool {
-	unlock, err := q.lockBus()
+	unlock, err := q.lockBus(context.Background())
 	if err != nil {
 		w.release()
 		q.log.Warn("withdraw", "id", id, "err", err)
