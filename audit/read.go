@@ -28,11 +28,12 @@ func Read(ctx context.Context, f folder.Folder, key []byte, after uint64, fn fun
 func Follow(ctx context.Context, f folder.Folder, key []byte, after uint64, fn func(Record) error) error {
 	t := newTailer(f, key, after)
 	var events <-chan fsnotify.Event
+	var errs <-chan error
 	every := 250 * time.Millisecond
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		defer w.Close()
 		if w.Add(f.Audit()) == nil {
-			events, every = w.Events, 2*time.Second
+			events, errs, every = w.Events, w.Errors, 2*time.Second
 		}
 	}
 	tick := time.NewTicker(every)
@@ -45,6 +46,7 @@ func Follow(ctx context.Context, f folder.Folder, key []byte, after uint64, fn f
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-events:
+		case <-errs: // an overflow: the next poll reads whatever was missed
 		case <-tick.C:
 		}
 	}
