@@ -4,6 +4,7 @@ package jail_linux
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,11 @@ func probeCgroup(euid int) cgroupFacts {
 	c := cgroupFacts{v1: map[string]v1Hier{}}
 	own := ownCgroups()
 	readMounts(&c, own)
+	return placeCgroup(c, own, euid)
+}
+
+// placeCgroup classifies the hierarchies and picks where the jail goes.
+func placeCgroup(c cgroupFacts, own map[string]string, euid int) cgroupFacts {
 	switch {
 	case c.v2Mount == "/sys/fs/cgroup":
 		c.mode = "v2"
@@ -59,13 +65,17 @@ func probeCgroup(euid int) cgroupFacts {
 
 // ownCgroups parses /proc/self/cgroup: controller -> path ("" for v2).
 func ownCgroups() map[string]string {
-	own := map[string]string{}
 	f, err := os.Open("/proc/self/cgroup")
 	if err != nil {
-		return own
+		return map[string]string{}
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return parseProcCgroup(f)
+}
+
+func parseProcCgroup(r io.Reader) map[string]string {
+	own := map[string]string{}
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		parts := strings.SplitN(sc.Text(), ":", 3)
 		if len(parts) != 3 {
@@ -88,7 +98,11 @@ func readMounts(c *cgroupFacts, own map[string]string) {
 		return
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	parseMountinfo(f, c, own)
+}
+
+func parseMountinfo(r io.Reader, c *cgroupFacts, own map[string]string) {
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		pre, post, ok := strings.Cut(sc.Text(), " - ")
 		fields, tail := strings.Fields(pre), strings.Fields(post)

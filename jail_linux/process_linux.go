@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
-	"golang.org/x/sys/unix"
 )
 
 // process is a running jail.
@@ -87,7 +87,7 @@ func (p *process) exitStatus(werr error) jailspec.ExitStatus {
 		if json.Unmarshal(payload, &m) == nil {
 			st = jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}
 		}
-	} else if ws, ok := p.cmd.ProcessState.Sys().(unix.WaitStatus); ok && ws.Signaled() {
+	} else if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		st = jailspec.ExitStatus{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
 	} else {
 		st = jailspec.ExitStatus{Code: p.cmd.ProcessState.ExitCode()}
