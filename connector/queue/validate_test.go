@@ -209,3 +209,21 @@ func FuzzParseRequest(f *testing.F) {
 		_ = Summarize(r)
 	})
 }
+
+func FuzzResultFile(f *testing.F) {
+	f.Add([]byte(`{"v":1,"id":"a","request_hash":"h","decision":"approved","approver":{"user":"u","surface":"cli"},"decided":"2024-01-01T00:00:00Z","duration_ms":0}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		q := testQueue(t)
+		writeRaw(t, q.f.Done(), "a.json", raw)
+		res, err := q.Result("a")
+		if err != nil {
+			if !errors.Is(err, ErrBadFile) {
+				t.Fatalf("error not ErrBadFile: %v", err)
+			}
+			return
+		}
+		if res.Validate() != nil || res.ID != "a" {
+			t.Fatalf("accepted a bad result: %+v", res)
+		}
+	})
+}
