@@ -1,0 +1,144 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// liveHarness is a harness behind a real loopback listener.
+func liveHarness(t *testing.T, n int) (*harness, string) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ts := httptest.NewUnstartedServer(nil)
+	h := newHarnessAt(t, n, ts.Listener.Addr().String())
+	ts.Config.Handler = h.h
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return h, ts.URL
+}
+
+// dial connects to /api/events with the token as the page's cookie.
+func dial(t *testing.T, h *harness, base string, origin string) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	hdr := http.Header{}
+	hdr.Set("Cookie", h.srv.guard.cookie+"="+h.token)
+	if origin != "" {
+		hdr.Set("Origin", origin)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return websocket.Dial(ctx, "ws"+base[len("http"):]+"/api/events", &websocket.DialOptions{HTTPHeader: hdr})
+}
+
+// next reads events until one of type typ arrives (bounded).
+func next(t *testing.T, c *websocket.Conn, typ string) Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		var ev Event
+		if err := json.Unmarshal(b, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == typ {
+			return ev
+		}
+	}
+}
+
+func TestEventsFollowARequestFromArrivalToOutput(t *testing.T) {
+	h, base := liveHarness(t, 1)
+	c, _, err := dial(t, h, base, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	hello := next(t, c, EventHello)
+	if hello.Status == nil || hello.Status.Folders != 1 {
+		t.Fatalf("hello %+v", hello)
+	}
+	req := h.projects[0].submit(t, "echo one; sleep 0.3; echo two")
+	ev := next(t, c, EventPending)
+	if ev.ID != req.ID || ev.Request == nil || ev.Request.Hash != req.Hash {
+		t.Fatalf("pending event %+v", ev)
+	}
+	go func() {
+		cookie := &http.Cookie{Name: h.srv.guard.cookie, Value: h.token}
+		r, _ := http.NewRequest("POST", base+"/api/requests/"+req.ID+"/approve", nil)
+		r.AddCookie(cookie)
+		r.Header.Set("Origin", base)
+		if resp, err := http.DefaultClient.Do(r); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if ev := next(t, c, EventClaimed); ev.ID != req.ID {
+		t.Fatalf("claimed %+v", ev)
+	}
+	var out string
+	for out != "one\ntwo\n" {
+		ev := next(t, c, EventOutput)
+		out += ev.Text
+		if len(out) > 100 {
+			t.Fatalf("output %q", out)
+		}
+	}
+	if ev := next(t, c, EventDone); ev.Result == nil || ev.Result.Decision != "approved" {
+		t.Fatalf("done %+v", ev)
+	}
+	if ev := next(t, c, EventAudit); ev.Record == nil || ev.Record.Seq == 0 {
+		t.Fatalf("audit %+v", ev)
+	}
+}
+
+func TestEventsRefuseAForeignOriginAndNoToken(t *testing.T) {
+	h, base := liveHarness(t, 1)
+	if _, resp, err := dial(t, h, base, "http://evil.example"); err == nil || resp == nil || resp.StatusCode != 403 {
+		t.Fatalf("foreign origin: %v %v", resp, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, "ws"+base[len("http"):]+"/api/events", nil)
+	if err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Fatalf("no token: %v %v", resp, err)
+	}
+}
+
+func TestHubDropsSlowClientsWithoutBlocking(t *testing.T) {
+	hb := newHub(testLogger(t))
+	slow, fast := hb.join(), hb.join()
+	done := make(chan struct{})
+	go func() {
+		for range clientBuffer + 10 {
+			hb.publish(Event{Type: EventOutput, Text: "x"})
+			<-fast.send
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("publish blocked on a slow client")
+	}
+	select {
+	case <-slow.gone:
+	default:
+		t.Fatal("the slow client was not dropped")
+	}
+	if hb.count() != 1 {
+		t.Fatalf("%d clients, want 1", hb.count())
+	}
+	hb.close()
+	if hb.join() != nil {
+		t.Fatal("joined a closed hub")
+	}
+}

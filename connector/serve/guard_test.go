@@ -1,0 +1,194 @@
+package serve
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+)
+
+// routes lists every API route with a harmless body.
+var apiRoutes = []struct{ method, path, body string }{
+	{"GET", "/api/status", ""},
+	{"GET", "/api/folders", ""},
+	{"GET", "/api/requests?state=all", ""},
+	{"GET", "/api/requests/01abc", ""},
+	{"POST", "/api/requests/01abc/approve", "{}"},
+	{"POST", "/api/requests/01abc/deny", "{}"},
+	{"GET", "/api/requests/01abc/output", ""},
+	{"GET", "/api/audit?after=0", ""},
+	{"GET", "/api/audit/verify", ""},
+	{"GET", "/api/policy", ""},
+	{"POST", "/api/policy/accept", `{"sha256":"x"}`},
+	{"GET", "/api/events", ""},
+}
+
+func TestEveryAPIRouteNeedsTheToken(t *testing.T) {
+	h := newHarness(t, 1)
+	bad := []struct {
+		name string
+		mod  func(*http.Request)
+	}{
+		{"no token", noAuth},
+		{"wrong bearer", withHeader("Authorization", "Bearer "+strings.Repeat("x", 43))},
+		{"token prefix", withHeader("Authorization", "Bearer "+h.token[:20])},
+		{"basic scheme", withHeader("Authorization", "Basic "+h.token)},
+		{"token in the query", func(r *http.Request) {
+			noAuth(r)
+			r.URL.RawQuery = "token=" + h.token
+		}},
+		{"wrong cookie", func(r *http.Request) {
+			noAuth(r)
+			r.AddCookie(&http.Cookie{Name: h.srv.guard.cookie, Value: strings.Repeat("y", 43)})
+		}},
+		{"cookie of another port", func(r *http.Request) {
+			noAuth(r)
+			r.AddCookie(&http.Cookie{Name: "sandbox_token_1", Value: h.token})
+		}},
+	}
+	for _, rt := range apiRoutes {
+		for _, b := range bad {
+			t.Run(rt.method+" "+rt.path+" "+b.name, func(t *testing.T) {
+				w := h.do(t, rt.method, rt.path, rt.body, b.mod)
+				if w.Code != http.StatusUnauthorized {
+					t.Fatalf("status %d, want 401: %s", w.Code, w.Body)
+				}
+			})
+		}
+	}
+}
+
+func TestTheCookieSetByThePageAuthorizes(t *testing.T) {
+	h := newHarness(t, 1)
+	w := h.do(t, "GET", "/?token="+h.token, "", noAuth)
+	decode(t, w, 200, nil)
+	var cookie *http.Cookie
+	for _, c := range w.Result().Cookies() {
+		if c.Name == h.srv.guard.cookie {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" {
+		t.Fatalf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/", cookie)
+	}
+	w = h.do(t, "GET", "/api/status", "", noAuth, func(r *http.Request) { r.AddCookie(cookie) })
+	decode(t, w, 200, nil)
+	// A wrong token in the address sets no cookie.
+	w = h.do(t, "GET", "/?token=nope", "", noAuth)
+	if len(w.Result().Cookies()) != 0 {
+		t.Fatal("a wrong token set a cookie")
+	}
+}
+
+func TestForeignHostIsForbidden(t *testing.T) {
+	h := newHarness(t, 1)
+	for _, host := range []string{"evil.example:7357", "127.0.0.1:7358", "127.0.0.1", "attacker.localhost:7357", "", "0.0.0.0:7357"} {
+		for _, path := range []string{"/", "/assets/app.js", "/api/status"} {
+			t.Run(host+path, func(t *testing.T) {
+				w := h.do(t, "GET", path, "", withHost(host))
+				if w.Code != http.StatusForbidden {
+					t.Fatalf("status %d, want 403", w.Code)
+				}
+			})
+		}
+	}
+	for _, host := range []string{testAddr, "localhost:7357", "LOCALHOST:7357"} {
+		decode(t, h.do(t, "GET", "/api/status", "", withHost(host)), 200, nil)
+	}
+}
+
+func TestForeignOriginIsForbidden(t *testing.T) {
+	h := newHarness(t, 1)
+	p := h.projects[0]
+	req := p.submit(t, "echo hi")
+	for _, origin := range []string{"http://evil.example", "null", "http://127.0.0.1:7358", "https://127.0.0.1:7357", "http://localhost.evil:7357"} {
+		for _, rt := range []struct{ method, path, body string }{
+			{"POST", "/api/requests/" + req.ID + "/approve", "{}"},
+			{"POST", "/api/requests/" + req.ID + "/deny", "{}"},
+			{"POST", "/api/policy/accept", "{}"},
+			{"GET", "/api/events", ""},
+			{"GET", "/api/status", ""},
+		} {
+			t.Run(origin+" "+rt.path, func(t *testing.T) {
+				w := h.do(t, rt.method, rt.path, rt.body, withHeader("Origin", origin))
+				if w.Code != http.StatusForbidden {
+					t.Fatalf("status %d, want 403: %s", w.Code, w.Body)
+				}
+			})
+		}
+	}
+	w := h.do(t, "POST", "/api/requests/"+req.ID+"/deny", "{}", withHeader("Sec-Fetch-Site", "cross-site"))
+	if w.Code != http.StatusForbidden {
+		t.Fatalf("cross-site fetch: status %d, want 403", w.Code)
+	}
+	// Still pending: nothing above decided it. The page's own origin may.
+	h.pending(t, 1)
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/deny", "{}", withHeader("Origin", "http://"+testAddr)), 200, nil)
+}
+
+func TestLargeBodiesAreRefused(t *testing.T) {
+	h := newHarness(t, 1)
+	req := h.projects[0].submit(t, "echo hi")
+	big := `{"reason":"` + strings.Repeat("x", maxBody) + `"}`
+	for _, chunked := range []bool{false, true} {
+		for _, path := range []string{"/api/requests/" + req.ID + "/deny", "/api/requests/" + req.ID + "/approve", "/api/policy/accept"} {
+			w := h.do(t, "POST", path, big, func(r *http.Request) {
+				if chunked {
+					r.ContentLength = -1
+				}
+			})
+			if w.Code != http.StatusRequestEntityTooLarge {
+				t.Fatalf("%s chunked=%v: status %d, want 413: %s", path, chunked, w.Code, w.Body)
+			}
+		}
+	}
+	h.pending(t, 1) // nothing was decided
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	h := newHarness(t, 1)
+	for _, path := range []string{"/", "/assets/app.js", "/api/status", "/api/nope"} {
+		w := h.do(t, "GET", path, "")
+		hd := w.Header()
+		checks := map[string]string{
+			"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
+			"Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
+		}
+		for k, v := range checks {
+			if hd.Get(k) != v {
+				t.Errorf("%s: %s = %q, want %q", path, k, hd.Get(k), v)
+			}
+		}
+		for k := range hd {
+			if strings.HasPrefix(k, "Access-Control-") {
+				t.Errorf("%s: CORS header %s", path, k)
+			}
+		}
+	}
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+		t.Fatalf("CSP allows inline script: %s", csp)
+	}
+	w := h.do(t, "OPTIONS", "/api/status", "", withHeader("Origin", "http://"+testAddr))
+	if w.Code < 400 || w.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("preflight answered %d with CORS headers %v", w.Code, w.Header())
+	}
+}
+
+func TestTokenFileIsPrivate(t *testing.T) {
+	h := newHarness(t, 1)
+	path, remove, err := SaveToken(h.st, testAddr, h.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file %s: %v %v", path, fi, err)
+	}
+	remove()
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("token file not removed")
+	}
+	if _, err := New(t.Context(), Config{Folders: []Folder{{}}, Addr: testAddr, Token: "short", State: h.st}); err == nil {
+		t.Fatal("a short token was accepted")
+	}
+}
