@@ -22,7 +22,7 @@ func (s *scanner) chain(li *lineInfo, p parsed, sum [32]byte) {
 	}
 	s.started = true
 	s.last = link{seq: p.seq, hash: sum}
-	s.lastAt = s.at(li, p.seq, "", "")
+	s.lastAt, s.good = s.at(li, p.seq, "", ""), s.last
 	s.checkAnchor(li, p.seq, sum)
 }
 
@@ -102,8 +102,8 @@ func (s *scanner) finish(anchorUsable bool) {
 		pr.Message = fmtRun(r) + " to the end fail their HMAC: the log was rewritten, or written with another user's key"
 	}
 	s.checkHead(anchorUsable)
-	if s.started {
-		s.rep.Head = s.last.head()
+	if s.good.seq > 0 {
+		s.rep.Head = s.good.head()
 	}
 	s.rep.finish()
 }

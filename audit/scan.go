@@ -21,6 +21,7 @@ type scanner struct {
 	started     bool    // a record was seen
 	last        link    // the highest-seq record seen so far
 	lastAt      Problem // where the last authentic in-order record is
+	good        link    // that record
 	anchorSeen  bool    // the record at the anchored seq was checked
 	resync      bool    // the next record's prev is not checked (after a forged one)
 	gaps        []gap   // sequence gaps, upgraded to reorders when filled later
