@@ -206,9 +206,13 @@
   }
 
   function finished(ev) {
+    // Keep what was shown while it was pending (the result alone does not
+    // carry the full request), with the result.
+    const shown = state.pending.get(ev.id);
+    const req = shown ? Object.assign({}, shown, { state: 'done', result: ev.result }) : ev.request;
     state.pending.delete(ev.id);
     state.claimed.delete(ev.id);
-    state.done = [ev.request].concat(state.done.filter((r) => r.id !== ev.id)).slice(0, MAX_DONE);
+    state.done = [req].concat(state.done.filter((r) => r.id !== ev.id)).slice(0, MAX_DONE);
     const out = state.outputs.get(ev.id);
     if ((!out || out.length === 0) && ev.result) {
       if (ev.result.stdout) appendOutput(ev.id, 'stdout', ev.result.stdout, true);
@@ -349,7 +353,8 @@
     }
     if (r.cwd) text('cwd', r.cwd);
     if (r.source) text('source', r.source);
-    if (r.agent || r.session) text('agent', (r.agent || '-') + '   session ' + (r.session || '-'));
+    if (r.agent) text('agent', r.agent);
+    if (r.session) text('session', r.session);
     if (r.justification) text('why', r.justification, 'why');
     if (r.policy_reasons && r.policy_reasons.length) {
       const dd = el('dd', 'reasons');

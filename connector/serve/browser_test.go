@@ -1,0 +1,215 @@
+package serve_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+)
+
+// TestDashboardInABrowser runs `sandbox serve` and drives its page in
+// Debian's chromium with playwright-core (testdata/dashboard.mjs): the
+// page sees requests appear live, approves one with the keyboard, shows
+// its output, and a screenshot lands in test-artifacts/.
+func TestDashboardInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short mode")
+	}
+	node := testenv.RequireCommand(t, "node")
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		testenv.Skip(t, "Debian's chromium is not installed (apt-get install chromium)")
+	}
+	root := repoRoot(t)
+	modules := filepath.Join(root, "hack", "clients", "node_modules")
+	if _, err := os.Stat(filepath.Join(modules, "playwright-core", "package.json")); err != nil {
+		testenv.Skip(t, "playwright-core is not installed (npm ci --prefix hack/clients)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state"))
+	bin := buildSandbox(t, ctx, root, tmp)
+	proj := filepath.Join(tmp, "project")
+	if err := os.MkdirAll(filepath.Join(proj, ".sandbox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	url := startServe(t, bin, proj)
+
+	shot := filepath.Join(tmp, "dashboard.png")
+	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "connector", "serve", "testdata", "dashboard.mjs"), url, shot)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	cmd.Stderr = testWriter(t, "node")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	steps := bufio.NewScanner(out)
+	expect(t, steps, "READY")
+	q := openQueue(t, proj)
+	first := submit(t, q, proj, "echo hello from the dashboard; echo '\x1b[31mred\x1b[0m' # \u202eevil", "to show the page works")
+	second := submit(t, q, proj, "git push origin main", "publish the branch")
+	for _, s := range []string{"SEEN", "APPROVED", "SHOT", "DENIED", "DONE"} {
+		expect(t, steps, s)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	res, err := q.Result(first)
+	if err != nil || res.Decision != queue.Approved || res.Approver.Surface != "serve" || res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	res, err = q.Result(second)
+	if err != nil || res.Decision != queue.Denied || res.Reason != "not on main, open a pull request" {
+		t.Fatalf("second result %+v, %v", res, err)
+	}
+	keepScreenshot(t, root, shot, "serve-dashboard.png")
+	keepScreenshot(t, root, strings.TrimSuffix(shot, ".png")+"-deny.png", "serve-dashboard-deny.png")
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("repository root not found at %s", dir)
+	}
+	return dir
+}
+
+func buildSandbox(t *testing.T, ctx context.Context, root, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "sandbox")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/sandbox")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServe starts `sandbox serve proj` and returns the address from
+// its first line; it is stopped with SIGTERM at the end, and must then
+// remove its token file.
+func startServe(t *testing.T, bin, proj string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", proj)
+	cmd.Stderr = testWriter(t, "serve")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		stopped := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+		defer stopped.Stop()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("sandbox serve: %v", err)
+		}
+		tokens, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "sandbox", "serve", "*.token"))
+		if len(tokens) != 0 {
+			t.Errorf("token files left: %v", tokens)
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- strings.TrimSpace(l)
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case l := <-line:
+		if !strings.HasPrefix(l, "http://127.0.0.1:") || !strings.Contains(l, "/?token=") {
+			t.Fatalf("first line %q", l)
+		}
+		return l
+	case <-time.After(30 * time.Second):
+		t.Fatal("sandbox serve printed no address")
+	}
+	return ""
+}
+
+func openQueue(t *testing.T, proj string) *queue.Queue {
+	t.Helper()
+	f, err := folder.New(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	return q
+}
+
+func submit(t *testing.T, q *queue.Queue, proj, script, why string) string {
+	t.Helper()
+	req := &queue.Request{Kind: queue.KindShell, Shell: &queue.ShellPayload{Shell: "bash", Script: script},
+		Cwd: proj, Source: queue.SourceClaudeHook, Agent: "claude", Session: "9f1c2e7a-" + queue.NewID()[:8],
+		Justification: why, PolicyReasons: []string{"shell " + strings.Fields(script)[0] + ": no rule allows this; anything unknown needs a human"}}
+	id, _, err := q.Submit(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // distinct, ordered ids
+	return id
+}
+
+func expect(t *testing.T, sc *bufio.Scanner, want string) {
+	t.Helper()
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == want {
+			return
+		}
+		t.Logf("node: %s", sc.Text())
+	}
+	t.Fatalf("node ended before %s", want)
+}
+
+// keepScreenshot copies the screenshot to test-artifacts/ (ignored by
+// git) and /tmp.
+func keepScreenshot(t *testing.T, root, shot, name string) {
+	t.Helper()
+	data, err := os.ReadFile(shot)
+	if err != nil || len(data) < 1000 {
+		t.Fatalf("screenshot: %v (%d bytes)", err, len(data))
+	}
+	dir := filepath.Join(root, "test-artifacts")
+	for _, dst := range []string{filepath.Join(dir, name), filepath.Join(os.TempDir(), name)} {
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Errorf("keeping the screenshot: %v", err)
+		}
+	}
+	t.Logf("screenshot: %s", filepath.Join(dir, name))
+}
+
+type logWriter struct {
+	t      *testing.T
+	prefix string
+}
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s: %s", w.prefix, strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func testWriter(t *testing.T, prefix string) io.Writer { return logWriter{t, prefix} }

@@ -1,0 +1,80 @@
+// Drives the dashboard in Debian's chromium with playwright-core (never a
+// downloaded browser): opens the address `sandbox serve` printed, says
+// READY once the page is live, waits for a request to appear, checks that
+// the agent's tricky text is shown escaped, approves it with the keyboard,
+// waits for its output and saves a screenshot.
+//
+// usage: node dashboard.mjs URL SCREENSHOT.png   (NODE_PATH: hack/clients/node_modules)
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const { chromium } = require('playwright-core');
+
+const [url, shot] = process.argv.slice(2);
+const step = (s) => console.log(s);
+const fail = (msg) => { throw new Error(msg); };
+
+const profile = mkdtempSync(join(tmpdir(), 'sandbox-chromium-'));
+const ctx = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1360, height: 860 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-default-apps', '--disable-extensions'],
+});
+try {
+  const page = ctx.pages()[0] || await ctx.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+  await page.goto(url, { waitUntil: 'load', timeout: 30000 });
+  await page.waitForSelector('#conn.live', { timeout: 30000 });
+  if (new URL(page.url()).search !== '') fail('the token stayed in the address bar: ' + page.url());
+  if (await page.evaluate(() => document.cookie) !== '') fail('the token cookie is readable from script');
+  step('READY');
+
+  // The Go test submits the requests now; they must appear live.
+  await page.waitForSelector('#pending-list .item', { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('#pending-list .item').length >= 2, null, { timeout: 30000 });
+  const summary = await page.textContent('#pending-list .item:first-child .what');
+  if (!summary.includes('hello from the dashboard')) fail('unexpected first request: ' + summary);
+  if (!summary.includes('\\x1b[31m') || !summary.includes('\\u202e')) fail('tricky text not shown escaped: ' + summary);
+  if (/[\u001b\u202e]/.test(await page.textContent('body'))) fail('a raw control character reached the page');
+  step('SEEN');
+
+  // Select it, check the detail, approve with the keyboard.
+  await page.click('#pending-list .item:first-child');
+  const fields = await page.textContent('#d-fields');
+  for (const want of ['script', 'cwd', 'source', 'agent', 'why', 'policy', 'hash']) {
+    if (!fields.includes(want)) fail('detail lacks ' + want + ': ' + fields);
+  }
+  await page.keyboard.press('a');
+  await page.waitForFunction(() => document.querySelector('#output').textContent.includes('hello from the dashboard'), null, { timeout: 30000 });
+  await page.waitForSelector('#outcome.ok', { timeout: 30000 });
+  const out = await page.textContent('#output');
+  if (!out.includes('\\x1b[31mred\\x1b[0m')) fail('output not escaped: ' + out);
+  step('APPROVED');
+
+  await page.waitForTimeout(300); // let the arrival animation settle
+  await page.screenshot({ path: shot, fullPage: false });
+  step('SHOT');
+
+  // k selects the pending request; d opens the deny form; Enter denies.
+  await page.keyboard.press('k');
+  await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('git push'), null, { timeout: 10000 });
+  await page.keyboard.press('d');
+  await page.waitForSelector('#deny-form:not(.hidden)', { timeout: 10000 });
+  await page.keyboard.type('not on main, open a pull request');
+  await page.screenshot({ path: shot.replace(/\.png$/, '-deny.png'), fullPage: false });
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => (document.querySelector('#outcome').textContent || '').startsWith('Denied'), null, { timeout: 30000 });
+  step('DENIED');
+  if (problems.length) fail(problems.join('\n'));
+} finally {
+  await ctx.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+step('DONE');
