@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command timeit runs whole commands many times, interleaved, and prints
 // each one's median and p90 wall time and peak RSS, and the ratio of every
 // command to the first (the baseline). hack/bench*.sh use it so that we and
