@@ -10,7 +10,7 @@ import (
 
 // Polling intervals of the fallback and the safety re-check.
 const (
-	pollMin     = 10 * time.Millisecond
+	pollMin     = 5 * time.Millisecond
 	pollMax     = 500 * time.Millisecond
 	safetyCheck = 2 * time.Second
 )
