@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"time"
 	"testing"
+	"time"
 )
 
 func BenchmarkSubmit(b *testing.B) {
