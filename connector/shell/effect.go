@@ -50,9 +50,14 @@ func (k Kind) String() string {
 // escapes removed) when Dynamic is false; when Dynamic is true the word
 // contains an expansion ($VAR, $(...), a glob, ...) whose value is unknown
 // statically, and Text is its source form.
+//
+// Glob refines Dynamic: the word is dynamic only because of unquoted glob
+// characters (*, ?, [...], extended globs); Text is then the glob pattern
+// with quotes removed and literal glob characters escaped with \.
 type Word struct {
 	Text    string
 	Dynamic bool
+	Glob    bool
 }
 
 // Effect is one thing a script would do.

@@ -1,0 +1,106 @@
+package shell
+
+import (
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// arith walks an arithmetic expression: command substitutions run, array
+// subscripts are evaluated, variables are read (see varTable).
+func (w *walker) arith(x syntax.ArithmExpr, d int) {
+	if !w.enter(x, d) {
+		return
+	}
+	switch x := x.(type) {
+	case *syntax.BinaryArithm:
+		w.binaryArith(x, d+1)
+	case *syntax.UnaryArithm:
+		w.arith(x.X, d+1)
+		if x.Op == syntax.Inc || x.Op == syntax.Dec {
+			w.arithAssign(x.X, d+1)
+		}
+	case *syntax.ParenArithm:
+		w.arith(x.X, d+1)
+	case *syntax.Word:
+		w.arithWord(x, d+1)
+	default:
+		w.opaque(x, "arithmetic form not understood")
+	}
+}
+
+func (w *walker) binaryArith(x *syntax.BinaryArithm, d int) {
+	if x.Op == syntax.Assgn {
+		w.arithAssign(x.X, d) // written, not read
+	} else {
+		w.arith(x.X, d)
+		if isArithAssign(x.Op) {
+			w.arithAssign(x.X, d)
+		}
+	}
+	w.arith(x.Y, d)
+}
+
+func isArithAssign(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn,
+		syntax.RemAssgn, syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn,
+		syntax.ShlAssgn, syntax.ShrAssgn:
+		return true
+	}
+	return false
+}
+
+// arithAssign records that arithmetic assigns the variable x (a number).
+func (w *walker) arithAssign(x syntax.ArithmExpr, d int) {
+	word, ok := x.(*syntax.Word)
+	if !ok || len(word.Parts) != 1 {
+		w.opaque(x, "arithmetic assignment target not understood")
+		return
+	}
+	switch p := word.Parts[0].(type) {
+	case *syntax.Lit:
+		w.assignName(p.Value, p, true)
+	case *syntax.ParamExp:
+		if p.Index != nil {
+			w.index(p.Param, p.Index, d)
+		}
+		if p.Param != nil {
+			w.assignName(p.Param.Value, p, true)
+		}
+	default:
+		w.opaque(x, "arithmetic assignment target not understood")
+	}
+}
+
+// arithWord walks an operand: a literal number or name, or expansions
+// whose values are then evaluated as arithmetic.
+func (w *walker) arithWord(word *syntax.Word, d int) {
+	for _, p := range word.Parts {
+		w.arithPart(p, d)
+	}
+}
+
+func (w *walker) arithPart(p syntax.WordPart, d int) {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		if isName(p.Value) {
+			w.arithRef(p.Value, p)
+		}
+	case *syntax.ParamExp:
+		w.paramExp(p, d)
+		if p.Param != nil && !p.Length {
+			w.arithRef(p.Param.Value, p.Param)
+		}
+	case *syntax.CmdSubst:
+		w.subshell(p.Stmts, d)
+		w.opaque(p, "arithmetic on command output can run commands (array subscript)")
+	case *syntax.ArithmExp:
+		w.arith(p.X, d)
+	case *syntax.DblQuoted:
+		for _, q := range p.Parts {
+			w.arithPart(q, d)
+		}
+	case *syntax.SglQuoted:
+	default:
+		w.opaque(p, "arithmetic operand not understood")
+	}
+}

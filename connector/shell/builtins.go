@@ -1,0 +1,170 @@
+package shell
+
+import "strings"
+
+// builtinHandler returns the handler of a bash builtin that needs more
+// than an Exec effect, or nil.
+func builtinHandler(name string) handler {
+	switch name {
+	case "eval", "source", ".", "alias", "unalias", "hash", "trap", "enable", "fc", "bind":
+		return opaqueBuiltin
+	case "exec":
+		return execBuiltin
+	case "builtin":
+		return builtinBuiltin
+	case "command":
+		return commandBuiltin
+	case "cd", "pushd", "popd":
+		return cdBuiltin
+	case "exit", "return", "logout":
+		return exitBuiltin
+	case "export", "declare", "typeset", "local", "readonly":
+		return declBuiltin
+	}
+	return varBuiltinHandler(name)
+}
+
+var opaqueReasons = map[string]string{
+	"eval":    "eval runs a string as commands",
+	"source":  "source runs a file's commands in this shell",
+	".":       ". runs a file's commands in this shell",
+	"alias":   "alias redefines what a command name runs",
+	"unalias": "unalias changes what a command name runs",
+	"hash":    "hash can bind a command name to any file",
+	"trap":    "trap runs a string as commands later",
+	"enable":  "enable can load a builtin from a shared library or hide one",
+	"fc":      "fc re-runs commands from the history",
+	"bind":    "bind can run commands on key presses",
+}
+
+func opaqueBuiltin(w *walker, argv []Word, c cmdCtx) {
+	w.exec(argv, c)
+	w.a.opaqueSrc(c.src, opaqueReasons[argv[0].Text])
+}
+
+// execBuiltin: exec CMD replaces the shell with CMD; exec with only
+// redirections changes the shell's file descriptors for what follows.
+func execBuiltin(w *walker, argv []Word, c cmdCtx) {
+	p := parseArgs(argv[1:], &optSpec{argShort: "a", posixStop: true})
+	if len(p.operands) == 0 {
+		w.exec(argv, c)
+		w.a.opaqueSrc(c.src, "exec without a command changes the shell's file descriptors")
+		return
+	}
+	for _, o := range p.opts {
+		if o.name != "-a" && o.name != "-c" && o.name != "-l" {
+			w.a.opaqueSrc(c.src, "exec option not understood: "+o.name)
+		}
+	}
+	w.run(p.operands, c.wrapped("exec"))
+	w.cwd = cwdState{dead: true}
+}
+
+// builtinBuiltin: builtin NAME ARGS runs the builtin NAME.
+func builtinBuiltin(w *walker, argv []Word, c cmdCtx) {
+	if len(argv) == 1 {
+		w.exec(argv, c)
+		return
+	}
+	w.run(argv[1:], c.wrapped("builtin"))
+}
+
+// commandBuiltin: command [-p] CMD runs CMD bypassing functions;
+// command -v/-V only describes it.
+func commandBuiltin(w *walker, argv []Word, c cmdCtx) {
+	p := parseArgs(argv[1:], &optSpec{posixStop: true})
+	for _, o := range p.opts {
+		switch o.name {
+		case "-v", "-V":
+			w.exec(argv, c)
+			return
+		case "-p":
+		default:
+			w.exec(argv, c)
+			w.a.opaqueSrc(c.src, "command option not understood: "+o.name)
+			return
+		}
+	}
+	if len(p.operands) == 0 {
+		w.exec(argv, c)
+		return
+	}
+	w.run(p.operands, c.wrapped("command"))
+}
+
+// cdBuiltin changes the directory that later relative paths are relative
+// to (see cwdState).
+func cdBuiltin(w *walker, argv []Word, c cmdCtx) {
+	w.exec(argv, c)
+	if c.argvMode {
+		return
+	}
+	name := argv[0].Text
+	dir, ok := cdTarget(argv[1:])
+	switch {
+	case name == "popd" || !ok:
+		w.cwd = merge(w.cwd, unknownCwd)
+	case dir == "":
+		w.cwd = w.cwd.cd("~")
+	case dir == "-" || name == "pushd" && (dir[0] == '+' || dir[0] == '-'):
+		w.cwd = merge(w.cwd, unknownCwd)
+	default:
+		w.cwd = w.cwd.cd(dir)
+	}
+}
+
+// cdTarget returns the directory operand of cd or pushd ("" for none);
+// ok is false when it is not literal.
+func cdTarget(args []Word) (string, bool) {
+	for i, a := range args {
+		switch {
+		case a.Dynamic:
+			return "", false
+		case a.Text == "--":
+			if i+1 < len(args) {
+				return args[i+1].Text, !args[i+1].Dynamic
+			}
+			return "", true
+		case len(a.Text) > 1 && a.Text[0] == '-' && strings.Trim(a.Text[1:], "LPen@") == "":
+			continue
+		default:
+			return a.Text, true
+		}
+	}
+	return "", true
+}
+
+func exitBuiltin(w *walker, argv []Word, c cmdCtx) {
+	w.exec(argv, c)
+	if !c.argvMode {
+		w.cwd = cwdState{dead: true}
+	}
+}
+
+// declBuiltin handles export/declare/... reached as an ordinary command
+// (\export, builtin export): NAME=VALUE words after evaluation.
+func declBuiltin(w *walker, argv []Word, c cmdCtx) {
+	w.exec(argv, c)
+	variant := argv[0].Text
+	for _, a := range argv[1:] {
+		if a.Dynamic {
+			w.a.opaqueSrc(c.src, variant+" with an argument that is not literal")
+			continue
+		}
+		if f := declFlags(a.Text); f != "" {
+			if strings.Contains(f, "n") && variant != "export" {
+				w.a.opaqueSrc(c.src, variant+" -n makes a name refer to any variable")
+			}
+			continue
+		}
+		name, val, has := strings.Cut(a.Text, "=")
+		name = strings.TrimSuffix(name, "+")
+		if !has && variant != "local" && variant != "declare" && variant != "typeset" {
+			if reason := dangerousVar(name); reason != "" {
+				w.a.opaqueSrc(c.src, variant+" "+name+" "+reason)
+			}
+			continue
+		}
+		w.assignAt(name, c.off, c.src, !has || isIntegerText(val))
+	}
+}

@@ -1,0 +1,117 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// assign walks NAME=VALUE before a command (prefix) or on its own.
+func (w *walker) assign(as *syntax.Assign, prefix bool, d int) {
+	if as.Name == nil {
+		w.opaque(as, "assignment not understood")
+		return
+	}
+	name := as.Name.Value
+	if as.Index != nil {
+		w.index(as.Name, as.Index, d)
+	}
+	integer := w.assignValue(as, d)
+	if prefix {
+		if reason := dangerousVar(name); reason != "" {
+			w.opaque(as, name+"= before a command "+reason)
+		}
+		return
+	}
+	info := w.vars.info(name)
+	if info.intAttr && !integer {
+		w.opaque(as, "assignment to an integer variable evaluates its value as arithmetic")
+	}
+	w.assignName(name, as.Name, integer && !as.Append)
+}
+
+// assignValue walks the value of an assignment and reports whether it is
+// an integer.
+func (w *walker) assignValue(as *syntax.Assign, d int) bool {
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if el.Index != nil {
+				w.index(as.Name, el.Index, d)
+			}
+			w.wordOpt(el.Value, d, true)
+		}
+		return false
+	}
+	if as.Value == nil {
+		return true // x= is empty, which arithmetic reads as 0
+	}
+	v := w.word(as.Value, d, true)
+	return isIntegerWord(&v)
+}
+
+// declClause walks declare, local, export, readonly, typeset and nameref.
+func (w *walker) declClause(c *syntax.DeclClause, d int) {
+	variant := c.Variant.Value
+	flags := ""
+	for _, as := range c.Args {
+		if as.Naked && as.Name == nil && as.Value != nil {
+			v := w.word(as.Value, d, true)
+			lit, ok := v.literal()
+			if !ok {
+				w.opaque(as, variant+" with an argument that is not literal")
+				continue
+			}
+			flags += declFlags(lit)
+		}
+	}
+	if variant == "nameref" || strings.Contains(flags, "n") && variant != "export" {
+		w.opaque(c, variant+" -n makes a name refer to any variable")
+	}
+	for _, as := range c.Args {
+		if as.Name != nil {
+			w.declName(variant, flags, as, d)
+		}
+	}
+}
+
+// declFlags returns the option letters of -abc or +abc, or "" for a word
+// that is not an option.
+func declFlags(s string) string {
+	if len(s) > 1 && (s[0] == '-' || s[0] == '+') {
+		return s[1:]
+	}
+	return ""
+}
+
+func (w *walker) declName(variant, flags string, as *syntax.Assign, d int) {
+	name := as.Name.Value
+	if strings.Contains(flags, "A") {
+		w.vars.assocSet(name)
+	}
+	if strings.Contains(flags, "i") {
+		w.vars.info(name).intAttr = true
+	}
+	if as.Index != nil {
+		w.index(as.Name, as.Index, d)
+	}
+	if as.Naked {
+		if variant == "local" || variant == "declare" || variant == "typeset" {
+			w.assignName(name, as.Name, true) // now empty in this scope
+		} else if reason := dangerousVar(name); reason != "" {
+			w.opaque(as, variant+" "+name+" "+reason)
+		}
+		return
+	}
+	integer := w.assignValue(as, d)
+	if strings.Contains(flags, "i") && !integer {
+		w.opaque(as, variant+" -i evaluates the value as arithmetic")
+	}
+	w.assignName(name, as.Name, integer && !as.Append)
+}
+
+func (t *varTable) assocSet(name string) {
+	if t.assoc == nil {
+		t.assoc = make(map[string]bool, 2)
+	}
+	t.assoc[name] = true
+}

@@ -1,0 +1,115 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// protect adds a Protected effect when the word can reach a protected
+// name after expansion.
+func (w *walker) protect(v *wordVal) {
+	for _, name := range w.a.opts.Protected {
+		if v.reaches(name) {
+			w.a.add(Effect{Kind: Protected, Path: v.display(), Dynamic: v.dynamic,
+				Reason: "word can reach the protected name " + name, Source: v.src})
+			return
+		}
+	}
+}
+
+// display is the literal value of a word, or its source.
+func (v *wordVal) display() string {
+	if lit, ok := v.literal(); ok {
+		return lit
+	}
+	return v.src
+}
+
+func (v *wordVal) reaches(name string) bool {
+	if name == "" {
+		return false
+	}
+	if lit, ok := v.literal(); ok {
+		return literalReaches(lit, name)
+	}
+	runes := []rune(name)
+	for _, alt := range v.alts {
+		if altReaches(alt, name, runes) {
+			return true
+		}
+	}
+	return false
+}
+
+// literalReaches reports whether a literal path (no globs) has a component
+// that names name, allowing for case and Windows forms.
+func literalReaches(text, name string) bool {
+	for {
+		i := strings.IndexAny(text, `/\`)
+		comp := text
+		if i >= 0 {
+			comp = text[:i]
+		}
+		if literalComponentIs(comp, name) {
+			return true
+		}
+		if i < 0 {
+			return false
+		}
+		text = text[i+1:]
+	}
+}
+
+func literalComponentIs(comp, name string) bool {
+	if len(comp) < len(name) && !strings.Contains(comp, "~") {
+		return false
+	}
+	if k := strings.IndexByte(comp, ':'); k >= 0 && literalComponentIs(comp[:k], name) {
+		return true
+	}
+	if strings.EqualFold(comp, name) || strings.EqualFold(strings.TrimRight(comp, ". "), name) {
+		return true
+	}
+	return shortNameMatches([]seg{{kind: segLit, text: comp}}, name)
+}
+
+// protectText checks a literal string that a program receives (an argv
+// element run without a shell, a decoded printf argument).
+func (w *walker) protectText(text, src string) {
+	for _, name := range w.a.opts.Protected {
+		if name != "" && literalReaches(text, name) {
+			w.a.add(Effect{Kind: Protected, Path: clip(text), Reason: "argument names the protected name " + name, Source: src})
+			return
+		}
+	}
+}
+
+// protectGlob checks a literal that a program expands as a glob itself
+// (find -name, git pathspecs, rg -g, ...).
+func (w *walker) protectGlob(text, src string) {
+	for _, name := range w.a.opts.Protected {
+		if MayReach(text, name) {
+			w.a.add(Effect{Kind: Protected, Path: clip(text), Reason: "pattern can match the protected name " + name, Source: src})
+			return
+		}
+	}
+}
+
+// protectData checks here-document text, which a command may turn into
+// names (xargs, while read): each field is checked literally.
+func (w *walker) protectData(text string, n syntax.Node) {
+	if len(w.a.opts.Protected) == 0 {
+		return
+	}
+	fields := strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'"=;|&<>(),`, r)
+	})
+	for _, f := range fields {
+		before := len(w.a.effects)
+		w.protectText(f, partSource(w.src, n))
+		if len(w.a.effects) > before {
+			return
+		}
+	}
+}

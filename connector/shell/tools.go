@@ -1,0 +1,173 @@
+package shell
+
+// role says what a tool does with its operands.
+type role uint8
+
+const (
+	roleNone  role = iota // operands are not files it reads or writes
+	roleRead              // every operand is a file it reads
+	roleWrite             // every operand is a file it writes (rm, touch, mkdir, tee)
+	roleCopy              // sources read, last operand (or -t DIR) written (cp, install)
+	roleMove              // sources and destination written (mv)
+	roleLink              // every operand written: a link makes its target writable (ln)
+	roleInOut             // [INPUT [OUTPUT]]: read then written (uniq, xxd)
+)
+
+// toolSpec is the table-driven knowledge of one tool.
+type toolSpec struct {
+	opts        optSpec
+	role        role
+	pattern     bool     // the first operand is a pattern unless a patternOpt is given
+	patternOpts []string // options that give the pattern instead (-e, -f)
+	skip        int      // operands before the files (chmod MODE)
+	skipUnless  []string // options that remove the skipped operands (--reference)
+	readOpts    []string // options whose value is a file read
+	writeOpts   []string // options whose value is a file written
+	globOpts    []string // options whose value is a glob the tool matches names with
+	opaqueOpts  []string // options that run other programs, each "--opt reason"
+	linkOpts    []string // options that make roleCopy create links (cp -s)
+	dotIf       []string // with one of these and no file operand, it reads "."
+	dot         bool     // with no file operand, it reads "."
+	what        string   // "reads", "writes" prefix for reasons
+}
+
+var tools map[string]handler
+
+func init() {
+	tools = map[string]handler{
+		"find": findTool, "sed": sedTool, "git": gitTool, "tar": tarTool, "bsdtar": tarTool,
+		"awk": awkTool, "gawk": awkTool, "mawk": awkTool, "nawk": awkTool, "busybox-awk": awkTool,
+		"chmod": chmodTool, "dd": ddTool, "jq": jqTool, "less": lessTool, "echo": echoCommand,
+		"printf": printfCommand, "test": testCommand, "[": testCommand, "make": makeTool,
+		"gmake": makeTool, "npm": npmTool, "pnpm": npmTool, "yarn": npmTool, "npx": npmTool,
+		"go": goTool, "cargo": cargoTool, "sqlite3": sqliteTool, "deno": denoTool,
+		"curl": curlTool, "wget": wgetTool, "rsync": rsyncTool, "patch": patchTool,
+		"unzip": unzipTool,
+	}
+	for name, s := range toolSpecs {
+		spec := s
+		tools[name] = func(w *walker, argv []Word, c cmdCtx) { w.applySpec(spec, argv, c) }
+	}
+	for _, name := range []string{"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4"} {
+		tools[name] = compressTool
+	}
+}
+
+// applySpec emits the effects a table-described tool has.
+func (w *walker) applySpec(s *toolSpec, argv []Word, c cmdCtx) {
+	name := baseName(argv[0].Text)
+	p := parseArgs(argv[1:], &s.opts)
+	if w.opaqueOptions(s, p, name, c) {
+		return
+	}
+	w.optionFiles(s, p, name, c)
+	files := p.operands
+	if s.pattern && !p.has(s.patternOpts...) && len(files) > 0 {
+		files = files[1:]
+	}
+	if s.skip > 0 && !p.has(s.skipUnless...) {
+		files = files[min(s.skip, len(files)):]
+	}
+	if len(files) == 0 && (s.dot || p.has(s.dotIf...)) && !c.open {
+		files = []Word{{Text: "."}}
+	}
+	w.operandFiles(s, p, files, name, c)
+}
+
+// opaqueOptions reports (and adds Opaque for) options that run programs;
+// with such a tool, any argument of unknown value could be one of them.
+func (w *walker) opaqueOptions(s *toolSpec, p parsedArgs, name string, c cmdCtx) bool {
+	if len(s.opaqueOpts) == 0 {
+		return false
+	}
+	found := false
+	for _, entry := range s.opaqueOpts {
+		opt, reason, _ := cutByte(entry, ' ')
+		if p.has(opt) {
+			w.a.opaqueSrc(c.src, name+" "+opt+" "+reason)
+			found = true
+		}
+	}
+	if p.dynamic {
+		w.a.opaqueSrc(c.src, name+" has an argument of unknown value that could be a dangerous option")
+		found = true
+	}
+	return found
+}
+
+func (w *walker) optionFiles(s *toolSpec, p parsedArgs, name string, c cmdCtx) {
+	for _, f := range p.values(s.readOpts...) {
+		w.pathEffect(Read, f, name+" reads the file", c.src)
+	}
+	for _, f := range p.values(s.writeOpts...) {
+		w.pathEffect(Write, f, name+" writes the file", c.src)
+	}
+	for _, g := range p.values(s.globOpts...) {
+		if !g.Dynamic {
+			w.protectGlob(g.Text, c.src)
+		}
+	}
+}
+
+// operandFiles adds the effects of the file operands by role.
+func (w *walker) operandFiles(s *toolSpec, p parsedArgs, files []Word, name string, c cmdCtx) {
+	if c.open {
+		w.openOperands(s.role, name, c)
+	}
+	switch s.role {
+	case roleRead:
+		w.each(Read, files, name+" reads the file", c)
+	case roleWrite, roleLink:
+		w.each(Write, files, name+" writes the file", c)
+	case roleMove:
+		w.each(Write, files, name+" moves the file", c)
+	case roleCopy:
+		w.copyOperands(s, p, files, name, c)
+	case roleInOut:
+		if len(files) > 0 {
+			w.pathEffect(Read, files[0], name+" reads the file", c.src)
+		}
+		if len(files) > 1 {
+			w.pathEffect(Write, files[1], name+" writes its output file", c.src)
+		}
+	}
+}
+
+// openOperands: with xargs, operands arrive at run time.
+func (w *walker) openOperands(r role, name string, c cmdCtx) {
+	kind := Read
+	switch r {
+	case roleNone:
+		return
+	case roleWrite, roleMove, roleLink, roleCopy, roleInOut:
+		kind = Write
+	}
+	w.a.add(Effect{Kind: kind, Path: "(from xargs input)", Dynamic: true, Reason: name + " operands come from xargs input", Source: c.src})
+}
+
+func (w *walker) each(kind Kind, files []Word, reason string, c cmdCtx) {
+	for _, f := range files {
+		w.pathEffect(kind, f, reason, c.src)
+	}
+}
+
+// copyOperands: cp SRC... DST or cp -t DIR SRC...
+func (w *walker) copyOperands(s *toolSpec, p parsedArgs, files []Word, name string, c cmdCtx) {
+	srcKind := Read
+	if p.has(s.linkOpts...) {
+		srcKind = Write
+	}
+	if dirs := p.values("-t", "--target-directory"); len(dirs) > 0 {
+		w.each(srcKind, files, name+" copies from the file", c)
+		return
+	}
+	if len(files) == 0 {
+		return
+	}
+	if p.has("-d") && name == "install" {
+		w.each(Write, files, "install -d creates the directory", c)
+		return
+	}
+	w.each(srcKind, files[:len(files)-1], name+" copies from the file", c)
+	w.pathEffect(Write, files[len(files)-1], name+" writes the destination", c.src)
+}
