@@ -1,7 +1,7 @@
 package serve
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -121,17 +121,17 @@ func doneJSON(folders []*folderState, limit int) []json.RawMessage {
 }
 
 func writeList(w http.ResponseWriter, items []json.RawMessage) {
-	var b bytes.Buffer
-	b.WriteString(`{"requests":[`)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	bw := bufio.NewWriterSize(w, 32<<10)
+	bw.WriteString(`{"requests":[`)
 	for i, js := range items {
 		if i > 0 {
-			b.WriteByte(',')
+			bw.WriteByte(',')
 		}
-		b.Write(js)
+		bw.Write(js)
 	}
-	b.WriteString("]}\n")
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Write(b.Bytes())
+	bw.WriteString("]}\n")
+	bw.Flush()
 }
 
 func parseLimit(s string, def, max int) (int, error) {
