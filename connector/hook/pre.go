@@ -28,13 +28,23 @@ func (c *Core) PreToolUse(ctx context.Context, call *Call) (*Outcome, error) {
 	return nil, fmt.Errorf("bug: policy returned tier %v", d.Decision)
 }
 
-func (c *Core) allow(ctx context.Context, call *Call, d policy.Decision) (*Outcome, error) {
-	if call.Action == Write && c.Originals != nil {
-		for _, p := range call.Paths {
-			if err := c.Originals.Save(p, call.Session, call.ToolUseID); err != nil {
-				return nil, fmt.Errorf("keeping the original of %s: %w", p, err)
-			}
+// saveOriginals keeps the files a write is about to change, so that
+// `sandbox restore` can bring them back.
+func (c *Core) saveOriginals(call *Call) error {
+	if call.Action != Write || c.Originals == nil {
+		return nil
+	}
+	for _, p := range call.Paths {
+		if err := c.Originals.Save(p, call.Session, call.ToolUseID); err != nil {
+			return fmt.Errorf("keeping the original of %s: %w", p, err)
 		}
+	}
+	return nil
+}
+
+func (c *Core) allow(ctx context.Context, call *Call, d policy.Decision) (*Outcome, error) {
+	if err := c.saveOriginals(call); err != nil {
+		return nil, err
 	}
 	v := Allow
 	if c.Options.DeferAllow {
@@ -48,6 +58,9 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	if req == nil {
 		out := &Outcome{Verdict: Deny, Reason: notEscalable(d, why), Decision: d}
 		return out, c.record(ctx, call, "hook.deny", d, "")
+	}
+	if err := c.saveOriginals(call); err != nil {
+		return nil, err
 	}
 	q, err := c.Queue()
 	if err != nil {

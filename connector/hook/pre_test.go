@@ -88,7 +88,7 @@ func TestPreToolUse(t *testing.T) {
 		{name: "escalate pending", policy: tiers(policy.Escalate, policy.Allow), call: bash("git push"), submitted: 1,
 			decide:  func(*queue.Request) *queue.Result { return nil },
 			verdict: hook.Deny, reason: []string{"WAITING", "req-1", "joins the same request", "check_request"}},
-		{name: "escalated write applied", policy: tiers(policy.Allow, policy.Escalate), call: write, submitted: 1,
+		{name: "escalated write applied", policy: tiers(policy.Allow, policy.Escalate), call: write, submitted: 1, saved: 1,
 			decide: func(*queue.Request) *queue.Result {
 				return &queue.Result{Decision: queue.Approved, Approver: queue.Approver{User: "alice"}, WrittenHash: "abc123"}
 			},
