@@ -26,6 +26,12 @@ func (f Folder) Done() string { return filepath.Join(f.Escalations(), "done") }
 // Quarantine holds request files that failed validation.
 func (f Folder) Quarantine() string { return filepath.Join(f.Escalations(), "quarantine") }
 
+// Joins holds the queue's index of request hashes, for joining repeats.
+func (f Folder) Joins() string { return filepath.Join(f.Escalations(), "joins") }
+
+// Waiters holds one lock file per waiter that joined a request.
+func (f Folder) Waiters() string { return filepath.Join(f.Escalations(), "waiters") }
+
 // Results holds the full output of executed requests, ID.log.
 func (f Folder) Results() string { return filepath.Join(f.Dir(), "results") }
 
@@ -45,6 +51,6 @@ func (f Folder) Shims() string { return filepath.Join(f.Dir(), "shims") }
 func (f Folder) Subdirs() []string {
 	return []string{
 		f.Dir(), f.Escalations(), f.Tmp(), f.Pending(), f.Claimed(), f.Done(),
-		f.Quarantine(), f.Results(), f.Audit(), f.Originals(), f.Shims(),
+		f.Quarantine(), f.Joins(), f.Waiters(), f.Results(), f.Audit(), f.Originals(), f.Shims(),
 	}
 }

@@ -104,10 +104,10 @@ func (q *Queue) dirs() []string {
 }
 
 // joinsDir holds the join index and the bus lock.
-func (q *Queue) joinsDir() string { return filepath.Join(q.f.Escalations(), "joins") }
+func (q *Queue) joinsDir() string { return q.f.Joins() }
 
 // waitersDir holds ID.RANDOM.lock per joined waiter and ID.gone.
-func (q *Queue) waitersDir() string { return filepath.Join(q.f.Escalations(), "waiters") }
+func (q *Queue) waitersDir() string { return q.f.Waiters() }
 
 func (q *Queue) path(s State, id string) string {
 	var dir string
