@@ -31,6 +31,8 @@ type folderState struct {
 	// moved is notified whenever results/ or the queue changes: output
 	// streams wait on it.
 	moved broadcast
+	// pub serialises refreshes with their publication.
+	pub sync.Mutex
 
 	mu sync.Mutex
 	// Guarded by mu: quarantine reports (escaped, newest last), and the

@@ -128,19 +128,40 @@ func (s *Server) dispatch(ctx context.Context, w *fsnotify.Watcher, on func(stri
 }
 
 // refresh rescans the bus if it is stale, lets remembered decisions
-// settle the new requests and publishes the changes.
+// settle the new requests and publishes the changes: arrivals and claims,
+// then the output of the requests that finished, then their results.
 func (fs *folderState) refresh() {
+	// One refresh publishes at a time, so that a folder's events reach
+	// the clients in the order they were seen.
+	fs.pub.Lock()
+	defer fs.pub.Unlock()
 	evs, added := fs.track.refresh()
 	fs.autoDecide(added)
-	fs.s.hub.publish(evs...)
+	_, claimed := fs.track.snapshot()
+	output := fs.out.sync(claimed)
+	var done []Event
+	for _, ev := range evs {
+		if ev.Type == EventDone {
+			done = append(done, ev)
+		} else {
+			fs.s.hub.publish(ev)
+		}
+	}
+	fs.s.hub.publish(output...)
+	fs.s.hub.publish(done...)
+}
+
+// drainOutput publishes the output written since the last look.
+func (fs *folderState) drainOutput() {
+	fs.pub.Lock()
+	defer fs.pub.Unlock()
+	fs.s.hub.publish(fs.out.drain()...)
 }
 
 // primeAll learns what is on the bus now, before any client connects.
 func (fs *folderState) primeAll() {
 	fs.q.Recover()
 	fs.refresh()
-	_, claimed := fs.track.snapshot()
-	fs.out.sync(claimed)
 	fs.policyChanged()
 }
 
@@ -174,20 +195,17 @@ func (fs *folderState) work(ctx context.Context, sg signals, poll time.Duration)
 
 // changed publishes what a change brought.
 func (fs *folderState) changed(kind int) {
-	hub := fs.s.hub
 	if kind&changeQueue != 0 {
 		fs.track.stale.Store(true)
 		fs.refresh()
-		_, claimed := fs.track.snapshot()
-		hub.publish(fs.out.sync(claimed)...)
 	}
 	if kind&(changeQueue|changeResults) != 0 {
-		hub.publish(fs.out.drain()...)
+		fs.drainOutput()
 		fs.moved.notify()
 	}
 	if kind&changePolicy != 0 {
 		if v := fs.policyChanged(); v != nil {
-			hub.publish(Event{Type: EventPolicy, Folder: fs.key, Policy: v})
+			fs.s.hub.publish(Event{Type: EventPolicy, Folder: fs.key, Policy: v})
 		}
 	}
 }

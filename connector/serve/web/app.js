@@ -165,7 +165,7 @@
         if (ev.status) $('who').textContent = ev.status.user;
         break;
       case 'request.pending':
-        if (!state.pending.has(ev.id)) {
+        if (!state.pending.has(ev.id) && !state.done.some((r) => r.id === ev.id)) {
           state.pending.set(ev.id, ev.request);
           arrived(ev.request);
         }
