@@ -21,7 +21,7 @@ func (c *Core) PreToolUse(ctx context.Context, call *Call) (*Outcome, error) {
 		return c.allow(ctx, call, d)
 	case policy.Deny:
 		out := &Outcome{Verdict: Deny, Reason: policyDenial(d), Decision: d}
-		return out, c.record(ctx, call, "hook.deny", d, "")
+		return out, c.record(ctx, call, "hook.deny", d, nil)
 	case policy.Escalate:
 		return c.escalate(ctx, call, d)
 	}
@@ -57,7 +57,7 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	req, why := c.request(call, d)
 	if req == nil {
 		out := &Outcome{Verdict: Deny, Reason: notEscalable(d, why), Decision: d}
-		return out, c.record(ctx, call, "hook.deny", d, "")
+		return out, c.record(ctx, call, "hook.deny", d, nil)
 	}
 	if err := c.saveOriginals(call); err != nil {
 		return nil, err
@@ -71,7 +71,8 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 		return nil, fmt.Errorf("submitting the request: %w", err)
 	}
 	c.Logger().Info("escalated", "id", id, "joined", joined, "tool", call.Tool)
-	if err := c.record(ctx, call, "hook.escalate", d, id); err != nil {
+	req.ID = id // a joined request keeps the id of the one it joined
+	if err := c.record(ctx, call, "hook.escalate", d, req); err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, c.wait())
@@ -117,15 +118,20 @@ func (c *Core) request(call *Call, d policy.Decision) (*queue.Request, string) {
 	return req, ""
 }
 
-func (c *Core) record(ctx context.Context, call *Call, event string, d policy.Decision, id string) error {
+// record audits a decision; req is the escalation's request, if any.
+func (c *Core) record(ctx context.Context, call *Call, event string, d policy.Decision, req *queue.Request) error {
 	if c.Audit == nil {
 		return nil
 	}
-	err := c.Audit.Record(ctx, Record{
+	rec := Record{
 		Event: event, Agent: call.Agent, Session: call.Session, ToolUseID: call.ToolUseID,
 		Tool: call.Tool, Subject: Subject(call), Decision: d.Decision.String(),
-		Reasons: strings.Join(d.Reasons, "; "), RequestID: id,
-	})
+		Reasons: strings.Join(d.Reasons, "; "),
+	}
+	if req != nil {
+		rec.RequestID, rec.ContentHash = req.ID, req.Hash
+	}
+	err := c.Audit.Record(ctx, rec)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}

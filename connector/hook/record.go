@@ -16,7 +16,10 @@ type Record struct {
 	Decision  string // allow, escalate or deny
 	Reasons   string
 	RequestID string
-	Outcome   string // PostToolUse: how the call ended
+	// ContentHash is the request's content hash (escalations); the
+	// recorder derives one from Tool and Subject when it is empty.
+	ContentHash string
+	Outcome     string // PostToolUse: how the call ended
 }
 
 // Subject is the one-line text of what a call acts on.

@@ -39,7 +39,11 @@ func (r *recorder) Record(_ context.Context, rec hook.Record) error {
 // entry turns a hook record into an audit entry: bounded tokens in the
 // fields, free text (capped) in the detail.
 func entry(actor string, rec hook.Record) audit.Entry {
-	sum := sha256.Sum256([]byte(rec.Tool + "\x00" + rec.Subject))
+	hash := rec.ContentHash
+	if hash == "" {
+		sum := sha256.Sum256([]byte(rec.Tool + "\x00" + rec.Subject))
+		hash = "sha256:" + hex.EncodeToString(sum[:])
+	}
 	subject := rec.Subject
 	if len(subject) > maxSubject {
 		subject = subject[:maxSubject] + "…"
@@ -53,6 +57,6 @@ func entry(actor string, rec hook.Record) audit.Entry {
 	}
 	return audit.Entry{
 		Actor: actor, Event: rec.Event, RequestID: rec.RequestID, Decision: rec.Decision,
-		ContentHash: "sha256:" + hex.EncodeToString(sum[:]), Detail: detail,
+		ContentHash: hash, Detail: detail,
 	}
 }
