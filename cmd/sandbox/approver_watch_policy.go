@@ -5,11 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/queue"
 )
+
+// interruptedShown is how far back watch reports interrupted requests.
+const interruptedShown = 24 * time.Hour
 
 // checkPolicy announces (once per content) a policy.yaml that differs
 // from the accepted policy.
@@ -87,4 +92,22 @@ func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accept
 	}
 	s.out.printf("accepted; it is in force from now on\n")
 	return nil
+}
+
+// showInterrupted tells the human, at start, about requests whose
+// approver died after claiming them (Recover has just completed them as
+// `interrupted`): they are never run again by themselves.
+func (s *watchSession) showInterrupted() {
+	for _, wf := range s.folders {
+		s.report(wf, wf.env.q.Recover())
+		done, problems := wf.env.q.List(queue.StateDone)
+		s.report(wf, problems)
+		for _, it := range done {
+			if it.Decision != queue.Interrupted || time.Since(it.Created) > interruptedShown {
+				continue
+			}
+			s.out.printf("! interrupted: %s [%s] %s (its approver stopped; not run again: ask again if needed)\n",
+				it.ID, it.Kind, it.Summary)
+		}
+	}
 }

@@ -70,6 +70,7 @@ func runWatch(ctx context.Context, opts *watchOptions) error {
 	defer restore()
 	s.merge(ctx)
 	s.banner()
+	s.showInterrupted()
 	s.checkPolicy()
 	return s.run(ctx)
 }
