@@ -61,7 +61,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	q := openQueue(t, proj)
 	first := submit(t, q, proj, "echo hello from the dashboard; echo '\x1b[31mred\x1b[0m' # \u202eevil", "to show the page works")
 	second := submit(t, q, proj, "git push origin main", "publish the branch")
-	for _, s := range []string{"SEEN", "APPROVED", "SHOT", "DENIED", "DONE"} {
+	for _, s := range []string{"SEEN", "APPROVED", "SHOT", "DENIED", "AUDIT", "DONE"} {
 		expect(t, steps, s)
 	}
 	if err := cmd.Wait(); err != nil {

@@ -72,6 +72,14 @@ try {
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => (document.querySelector('#outcome').textContent || '').startsWith('Denied'), null, { timeout: 30000 });
   step('DENIED');
+
+  // The audit view lists the decisions and says the log verifies.
+  await page.keyboard.press('2');
+  await page.waitForSelector('#verify .ok', { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr').length >= 3, null, { timeout: 30000 });
+  await page.keyboard.press('3');
+  await page.waitForSelector('#policy-list .policy-card', { timeout: 30000 });
+  step('AUDIT');
   if (problems.length) fail(problems.join('\n'));
 } finally {
   await ctx.close();

@@ -109,7 +109,7 @@
   async function loadAudit() {
     try {
       const a = await api('/api/audit?limit=' + MAX_AUDIT);
-      state.audit = a.records.reverse();
+      state.audit = a.records.sort((x, y) => (x.time < y.time ? 1 : x.time > y.time ? -1 : y.seq - x.seq));
       renderAudit();
     } catch (e) { /* shown by the banner when it matters */ }
     verifySoon(0);
@@ -494,6 +494,7 @@
       const name = state.folders.size > 1 ? folderName(v.folder) + ': ' : '';
       if (v.error) return el('div', 'bad', name + 'cannot verify: ' + v.error);
       if (!v.ok) return el('div', 'bad', name + '✗ audit log fails verification (' + v.problems + ' problem(s)); first bad: ' + v.first_bad);
+      if (!v.records) return el('div', 'ok', name + '✓ audit log empty and intact');
       return el('div', 'ok', name + '✓ audit log verified: ' + v.records + ' records, chain intact up to #' + v.head_seq + (v.torn_tail ? ' (a torn last line from a crash)' : ''));
     }));
     pill.textContent = bad.length ? '✗' : '✓';
@@ -539,13 +540,17 @@
     const card = el('div', 'policy-card');
     card.append(el('h3', '', (state.folders.get(p.folder) || {}).root || p.folder));
     if (p.error) card.append(el('p', 'outcome bad', p.error));
+    if (!p.changed && !p.current_sha256) {
+      card.append(el('p', 'muted', 'There is no .sandbox/policy.yaml here; the accepted policy, if any, stays in force.'));
+      return card;
+    }
     if (!p.changed) {
       card.append(el('p', 'muted', '✓ .sandbox/policy.yaml is the policy in force.'));
       return card;
     }
     card.append(el('p', '', 'policy.yaml has changed. Until you accept it, the last accepted policy stays in force.'));
     const diff = el('div', 'diff');
-    for (const line of p.diff.split('\n')) {
+    for (const line of p.diff.replace(/\n+$/, '').split('\n')) {
       let cls = '';
       if (line.startsWith('+') && !line.startsWith('+++')) cls = 'add';
       else if (line.startsWith('-') && !line.startsWith('---')) cls = 'del';
