@@ -8,7 +8,4 @@ var (
 	ErrBadInput = errors.New("bad hook input")
 	// ErrUnknownEvent is an event this hook is not installed for.
 	ErrUnknownEvent = errors.New("unknown hook event")
-	// ErrMalformed is a settings file that is not valid JSON of the
-	// expected shape; nothing is changed.
-	ErrMalformed = errors.New("malformed settings file")
 )

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
+	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -214,8 +215,8 @@ func TestMalformedIsRefused(t *testing.T) {
 				os.WriteFile(path, nil, 0o644)
 			}
 			_, err := Integration{}.Install(env, nil)
-			if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tc.where) {
-				t.Fatalf("err = %v, want ErrMalformed at %q", err, tc.where)
+			if !errors.Is(err, jsonedit.ErrMalformed) || !strings.Contains(err.Error(), tc.where) {
+				t.Fatalf("err = %v, want jsonedit.ErrMalformed at %q", err, tc.where)
 			}
 			if b, _ := os.ReadFile(path); string(b) != tc.settings {
 				t.Error("file changed")
@@ -249,7 +250,7 @@ func FuzzInstallRoundTrip(f *testing.F) {
 		env, path := project(t, settings)
 		ch, err := Integration{}.Install(env, nil)
 		if err != nil {
-			if !errors.Is(err, ErrMalformed) {
+			if !errors.Is(err, jsonedit.ErrMalformed) {
 				t.Fatalf("install: %v", err)
 			}
 			return
