@@ -4,6 +4,7 @@ package jail_linux
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -38,16 +39,87 @@ func cgroupName() string {
 	return fmt.Sprintf("sandbox-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 }
 
-// newCgroup creates the jail's cgroup with limits, on the hierarchy the
-// probe chose.
-func newCgroup(f *facts, lim jailspec.Limits, pidNS bool) (cgroup, error) {
-	switch {
-	case f.cg.useV1:
-		return newCgroupV1(f, lim, pidNS)
-	case f.cg.v2Base != "":
-		return newCgroupV2(f, lim)
+// newCgroup creates the jail's cgroups. On v2 one cgroup does it all. On
+// hybrid machines the jail is cloned into a v2 cgroup (free, and
+// cgroup.kill empties it) and joins v1 controllers only when there are
+// limits to enforce, since a v1 join costs an RCU grace period. On pure v1
+// the freezer kills the rest when there is no pid namespace to do it.
+func newCgroup(f *facts, lim jailspec.Limits, pidNS bool) (cg cgroup, err error) {
+	if !f.cg.usable {
+		return nil, fmt.Errorf("%w: cgroup: %s", ErrLayer, f.cg.why)
 	}
-	return nil, fmt.Errorf("%w: cgroup: %s", ErrLayer, f.cg.why)
+	var m multiCgroup
+	defer func() {
+		if err != nil {
+			m.destroy()
+		}
+	}()
+	if f.cg.v2Base != "" {
+		v2lim := lim
+		if f.cg.useV1 {
+			v2lim = jailspec.Limits{}
+		}
+		c, err := newCgroupV2(f, v2lim)
+		if err != nil {
+			return nil, err
+		}
+		m = append(m, c)
+	}
+	if f.cg.useV1 && (!lim.IsZero() || len(m) == 0) {
+		c, err := newCgroupV1(f, lim, pidNS || len(m) > 0)
+		if err != nil {
+			return nil, err
+		}
+		m = append(m, c)
+	}
+	if len(m) == 1 {
+		return m[0], nil
+	}
+	return m, nil
+}
+
+// multiCgroup is a jail in a v2 cgroup and v1 controllers at once.
+type multiCgroup []cgroup
+
+func (m multiCgroup) prepare(attr *syscall.SysProcAttr) bool {
+	cloned := false
+	for _, c := range m {
+		cloned = c.prepare(attr) || cloned
+	}
+	return cloned
+}
+
+func (m multiCgroup) join(pid int) error {
+	for _, c := range m {
+		if err := c.join(pid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m multiCgroup) kill() error {
+	var errs []error
+	for _, c := range m {
+		errs = append(errs, c.kill())
+	}
+	return errors.Join(errs...)
+}
+
+func (m multiCgroup) events() (oom, pidsMax bool) {
+	for _, c := range m {
+		o, p := c.events()
+		oom, pidsMax = oom || o, pidsMax || p
+	}
+	return oom, pidsMax
+}
+
+func (m multiCgroup) destroy() error {
+	var errs []error
+	for _, c := range m {
+		errs = append(errs, c.destroy())
+	}
+	return errors.Join(errs...)
 }
 
 // readCounter returns the value of key in a flat-keyed cgroup file such as

@@ -107,10 +107,20 @@ func (c *cgroupV2) events() (oom, pidsMax bool) {
 	return oom, pidsMax
 }
 
+// destroy removes the cgroup directory. The library's Delete walks every
+// file of the cgroup first; an empty cgroup needs only rmdir, retried
+// (bounded) while the kernel still holds the last exited task.
 func (c *cgroupV2) destroy() error {
 	_ = unix.Close(c.fd)
-	if err := c.m.Delete(); err != nil {
-		return fmt.Errorf("cgroup v2 delete: %w", err)
+	var err error
+	for i := 0; i < 100; i++ {
+		if err = unix.Rmdir(c.dir); err == nil || errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		if !errors.Is(err, unix.EBUSY) {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
-	return nil
+	return fmt.Errorf("cgroup v2 remove %s: %w", c.dir, err)
 }

@@ -20,7 +20,7 @@ const (
 	msgListener = 'L' // init -> supervisor: the proxy listener (SCM_RIGHTS)
 	msgGo       = 'G' // supervisor -> init: cgroup joined, go on
 	msgReady    = 'R' // init -> supervisor: the command started (readyMsg)
-	msgError    = 'E' // init -> supervisor: set-up failed (text), the init exits
+	msgError    = 'E' // init -> supervisor: set-up failed (errorMsg), the init exits
 	msgExit     = 'X' // init -> supervisor: how the command ended (exitMsg)
 )
 
@@ -32,6 +32,11 @@ const setupTimeout = 30 * time.Second
 
 type readyMsg struct {
 	Pid int `json:"pid"` // the command's pid in the jail's pid namespace
+}
+
+type errorMsg struct {
+	Code int    `json:"code"` // the init's exit code (125, 126, 127)
+	Msg  string `json:"msg"`
 }
 
 type exitMsg struct {

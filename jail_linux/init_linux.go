@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -45,6 +46,7 @@ func MaybeInit() {
 	if os.Getenv(initEnv) != "1" {
 		return
 	}
+	debug.SetGCPercent(-1) // a short set-up, then a small idle reaper: no collection needed
 	os.Exit(runInit())
 }
 
@@ -59,9 +61,8 @@ func runInit() int {
 	ctl := initCtl{fd: initCtlFD}
 	pid, code, err := setupAndStart(ctl)
 	if err != nil {
-		msg := err.Error()
-		if ctl.send(msgError, []byte(msg), -1) != nil {
-			fmt.Fprintln(os.Stderr, "sandbox: jail init:", msg)
+		if ctl.sendJSON(msgError, errorMsg{Code: code, Msg: err.Error()}) != nil {
+			fmt.Fprintln(os.Stderr, "sandbox: jail init:", err)
 		}
 		return code
 	}

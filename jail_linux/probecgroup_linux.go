@@ -25,7 +25,8 @@ type cgroupFacts struct {
 	v2Mount     string            // mount point of the unified hierarchy
 	v2Own       string            // the supervisor's v2 cgroup, relative to v2Mount
 	useV1       bool              // limits go to v1 (the controllers are there)
-	v2Base      string            // v2: parent group of the jails ("/sandbox" as root)
+	v1OK        bool              // the v1 controllers are writable
+	v2Base      string            // v2: parent group of the jails ("/sandbox" as root); "" when unusable
 	v2Delegated bool              // v2Base is the user's own delegated cgroup
 	v2Ctrl      []string          // controllers available to the jails on v2
 	usable      bool              // a jail cgroup can be created
@@ -50,16 +51,25 @@ func placeCgroup(c cgroupFacts, own map[string]string, euid int) cgroupFacts {
 		c.mode = "v1"
 	}
 	c.v2Own = own[""]
-	if _, mem := c.v1["memory"]; mem {
-		c.useV1 = true
-		c.usable, c.why = v1Usable(c.v1)
-		return c
-	}
+	var v2Why string
 	if c.v2Mount != "" {
-		c.usable, c.why = v2Place(&c, euid)
+		var ok bool
+		if ok, v2Why = v2Place(&c, euid); !ok {
+			c.v2Base = ""
+		}
+	}
+	if _, mem := c.v1["memory"]; mem {
+		// hybrid: limits on v1; the v2 half (even without controllers)
+		// still clones the jail in for free and kills it whole
+		c.useV1 = true
+		c.v1OK, c.why = v1Usable(c.v1)
+		c.usable = c.v1OK
 		return c
 	}
-	c.why = "no cgroup hierarchy is mounted"
+	c.usable, c.why = c.v2Base != "", v2Why
+	if c.v2Mount == "" {
+		c.why = "no cgroup hierarchy is mounted"
+	}
 	return c
 }
 

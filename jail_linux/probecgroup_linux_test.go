@@ -31,7 +31,7 @@ func TestCgroupPlacement(t *testing.T) {
 	}{
 		{"pure v2 as root", mountsV2, "0::/user.slice/session-1.scope", 0, "v2", false, "", "/sandbox"},
 		{"pure v2 user, not delegated", mountsV2, "0::/user.slice/session-1.scope", 1000, "v2", false, "", ""},
-		{"hybrid", mountsHybrid, "4:memory:/process_api/x\n8:pids:/\n1:cpu,cpuacct:/\n0::/", 0, "hybrid", true, "/sys/fs/cgroup/memory/process_api/x", ""},
+		{"hybrid", mountsHybrid, "4:memory:/process_api/x\n8:pids:/\n1:cpu,cpuacct:/\n0::/", 0, "hybrid", true, "/sys/fs/cgroup/memory/process_api/x", "/sandbox"},
 		{"legacy v1", mountsV1, "4:memory:/a\n8:pids:/a", 0, "v1", true, "/sys/fs/cgroup/memory/a", ""},
 		{"v1 in a cgroup namespace", mountsNS, "4:memory:/docker/abc/inner", 0, "v1", true, "/sys/fs/cgroup/memory/inner", ""},
 	}

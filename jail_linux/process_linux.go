@@ -71,7 +71,9 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 	werr := p.cmd.Wait()
 	close(done)
 	st := p.exitStatus(werr)
+	p.log.Debug("jail command ended", "code", st.Code)
 	p.release()
+	p.log.Debug("jail released")
 	if ctx.Err() != nil {
 		return st, ctx.Err()
 	}

@@ -19,8 +19,8 @@ func (f *facts) report() jailspec.Report {
 	}
 	r.Notes = append(r.Notes, "kernel "+f.kernel+" "+runtime.GOARCH, f.usernsNote())
 	if f.cg.useV1 && f.cg.usable {
-		r.Notes = append(r.Notes, "cgroup v1: joining the jail's cgroup costs one RCU grace "+
-			"period per run (several ms); cgroup v2 clones the jail straight into it")
+		r.Notes = append(r.Notes, "cgroup v1: with --memory, --pids or --cpu, joining the v1 controllers costs "+
+			"one RCU grace period per run (several ms); cgroup v2 clones the jail straight into its cgroup")
 	}
 	return r
 }
@@ -35,9 +35,13 @@ func (f *facts) cgroupLayer() jailspec.LayerReport {
 	case !c.usable:
 		return layer(jailspec.LayerCgroup, jailspec.StatusMissing, "%s: %s", orNone(c.mode), c.why)
 	case c.useV1:
+		kill := "kill-all by the pid namespace or the v1 freezer"
+		if c.v2Base != "" {
+			kill = "cloned into a v2 cgroup under " + c.v2Mount + c.v2Base + ", kill-all by cgroup.kill"
+		}
 		return layer(jailspec.LayerCgroup, jailspec.StatusOK,
-			"%s: v1 controllers memory, pids%s under %s; kill-all at the end",
-			c.mode, v1Extra(c), c.v1["memory"].dir)
+			"%s: limits on v1 memory, pids%s under %s (joined only when limits are set); %s",
+			c.mode, v1Extra(c), c.v1["memory"].dir, kill)
 	}
 	var missing []string
 	for _, ctrl := range []string{"memory", "pids", "cpu"} {

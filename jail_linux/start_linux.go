@@ -4,6 +4,7 @@ package jail_linux
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -39,7 +40,7 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 		if err != nil {
 			code := s.abort()
 			var ie *InitError
-			if errors.As(err, &ie) {
+			if errors.As(err, &ie) && ie.Code == 0 {
 				ie.Code = code
 			}
 		}
@@ -48,6 +49,7 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 		if s.cg, err = newCgroup(s.f, s.spec.Limits, s.spec.Enforce.PidNS); err != nil {
 			return nil, err
 		}
+		s.log.Debug("jail cgroup created")
 	}
 	if err = s.launch(userNS); err != nil {
 		return nil, err
@@ -55,6 +57,7 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 	if err = s.handshake(ctx); err != nil {
 		return nil, err
 	}
+	s.log.Debug("jail command started")
 	return newProcess(s), nil
 }
 
@@ -122,6 +125,7 @@ func (s *starter) handshake(ctx context.Context) error {
 		if err := s.cg.join(s.cmd.Process.Pid); err != nil {
 			return err
 		}
+		s.log.Debug("jail cgroup joined")
 	}
 	if s.cfg.NetNS {
 		if err := s.takeListener(); err != nil {
@@ -168,7 +172,11 @@ func (s *starter) initError(typ byte, payload []byte, err error) error {
 	case err != nil:
 		return &InitError{Msg: err.Error()}
 	case typ == msgError:
-		return &InitError{Msg: string(payload)}
+		var m errorMsg
+		if json.Unmarshal(payload, &m) != nil {
+			m = errorMsg{Code: exitSetup, Msg: string(payload)}
+		}
+		return &InitError{Code: m.Code, Msg: m.Msg}
 	}
 	return &InitError{Msg: fmt.Sprintf("bug: unexpected control message %q", typ)}
 }
