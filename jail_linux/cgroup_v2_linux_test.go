@@ -57,7 +57,7 @@ func TestCgroupV2(t *testing.T) {
 				t.Fatalf("init is in %q, not under %s", cg, dir)
 			}
 			procs := readLines(filepath.Join(detect().cg.v2Mount, cg, "cgroup.procs"))
-			if len(procs) != 4 { // init, sh, sleep, sleep
+			if len(procs) < 4 { // init, sh, sleep, sleep (and touch, maybe, on its way out)
 				t.Errorf("cgroup holds %v", procs)
 			}
 			if err := p.Kill(); err != nil {
