@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -190,5 +191,42 @@ func TestTokenFileIsPrivate(t *testing.T) {
 	}
 	if _, err := New(t.Context(), Config{Folders: []Folder{{}}, Addr: testAddr, Token: "short", State: h.st}); err == nil {
 		t.Fatal("a short token was accepted")
+	}
+}
+
+func TestRemoteGuardAcceptsTheCertificateNamesOverHTTPS(t *testing.T) {
+	g, err := newGuard(Config{Addr: "0.0.0.0:8443", ExtraHosts: []string{"dash.example", "192.0.2.7"}, TLS: true, Token: strings.Repeat("t", 43)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	h := g.wrap(ok)
+	cases := []struct {
+		host, origin string
+		want         int
+	}{
+		{"dash.example:8443", "https://dash.example:8443", 200},
+		{"192.0.2.7:8443", "", 200},
+		{"dash.example:8443", "http://dash.example:8443", 403},
+		{"localhost:8443", "", 403},
+		{"evil.example:8443", "", 403},
+	}
+	for _, tc := range cases {
+		r := httptest.NewRequest("POST", "https://"+tc.host+"/api/requests/x/deny", nil)
+		r.Host = tc.host
+		r.Header.Set("Authorization", "Bearer "+g.token)
+		if tc.origin != "" {
+			r.Header.Set("Origin", tc.origin)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.want {
+			t.Errorf("%s %s: %d, want %d", tc.host, tc.origin, w.Code, tc.want)
+		}
+	}
+	w := httptest.NewRecorder()
+	g.login(w, httptest.NewRequest("GET", "https://dash.example:8443/?token="+g.token, nil))
+	if c := w.Result().Cookies(); len(c) != 1 || !c[0].Secure {
+		t.Fatalf("cookie over https: %+v", c)
 	}
 }

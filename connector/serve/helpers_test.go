@@ -32,6 +32,10 @@ type project struct {
 }
 
 func newProject(t testing.TB, st *userstate.State) *project {
+	return newProjectWith(t, st, nil)
+}
+
+func newProjectWith(t testing.TB, st *userstate.State, mem approver.Memory) *project {
 	t.Helper()
 	f, err := folder.New(t.TempDir())
 	if err != nil {
@@ -51,7 +55,7 @@ func newProject(t testing.TB, st *userstate.State) *project {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lg.Close(); q.Close() })
-	ap, err := approver.New(approver.Options{Queue: q, Audit: lg, Timeout: time.Minute,
+	ap, err := approver.New(approver.Options{Queue: q, Audit: lg, Timeout: time.Minute, Memory: mem,
 		Identity: approver.Identity{User: "tester@test", Surface: approver.SurfaceServe}})
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +93,11 @@ func newHarness(t testing.TB, n int) *harness {
 
 func newHarnessAt(t testing.TB, n int, addr string) *harness {
 	t.Helper()
+	return newHarnessMem(t, n, addr, nil)
+}
+
+func newHarnessMem(t testing.TB, n int, addr string, mem approver.Memory) *harness {
+	t.Helper()
 	st, err := userstate.Open(true)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +110,7 @@ func newHarnessAt(t testing.TB, n int, addr string) *harness {
 	cfg := Config{Addr: addr, Token: token, State: st, Policies: h.policies,
 		Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	for range n {
-		p := newProject(t, st)
+		p := newProjectWith(t, st, mem)
 		h.projects = append(h.projects, p)
 		cfg.Folders = append(cfg.Folders, Folder{Approver: p.ap, Audit: p.lg})
 	}
