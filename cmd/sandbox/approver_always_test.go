@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Approve always in sandbox watch stores a signed remembered decision that
+// approves the identical next request by itself.
+func TestWatchApproveAlwaysRemembers(t *testing.T) {
+	root := project(t, true)
+	screen, key, wait := plainWatch(t, root)
+	r3 := startRequest(t, root, "s3", "one\n", "--stdin", "--", "tee", "-a", "always.txt")
+	screen.waitFor(t, "── request "+r3.id, 1)
+	key("A")
+	if code := r3.wait(); code != 0 {
+		t.Fatalf("approve always: exit %d, stderr %q\nwatch:\n%s", code, r3.err.String(), screen.String())
+	}
+	screen.waitFor(t, "remembered: tee -a always.txt", 1)
+	r4 := startRequest(t, root, "s4", "one\n", "--stdin", "--", "tee", "-a", "always.txt")
+	if code := r4.wait(); code != 0 {
+		t.Fatalf("remembered request: exit %d, stderr %q", code, r4.err.String())
+	}
+	screen.waitFor(t, r4.id+" approved by remembered decision", 1)
+	data, _ := os.ReadFile(filepath.Join(root, "always.txt"))
+	if string(data) != "one\none\n" {
+		t.Errorf("always.txt = %q", data)
+	}
+
+	key("q")
+	if code := wait(); code != 0 {
+		t.Errorf("watch exit %d", code)
+	}
+}
