@@ -182,3 +182,32 @@ func (e *env) auditLines(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+func TestClaudeAllowedCallsRunAndAreKept(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("claude", nil)
+	notes := filepath.Join(dir, "notes.md")
+	model := startModel(t,
+		bashCall("echo allowed-marker > out.txt && cat out.txt", "write and show a file"),
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{Name: "Write", Input: map[string]any{"file_path": notes, "content": "# notes\n"}}}},
+	)
+	a := e.approver(dir, approveAll)
+	e.runClaude(t, dir, model)
+
+	if res := resultOf(t, model.MainRequests(), 1); res.IsError || !strings.Contains(res.Content, "allowed-marker") {
+		t.Errorf("the allowed Bash call: %+v", res)
+	}
+	if got := readFile(t, notes); got != "# notes\n" {
+		t.Errorf("notes.md = %q", got)
+	}
+	if seen := a.answered(); len(seen) != 0 {
+		t.Errorf("allowed calls reached the approver: %+v", seen)
+	}
+	if n := strings.Count(e.auditLines(t, dir), `"event":"tool.done"`); n != 2 {
+		t.Errorf("%d PostToolUse records, want 2", n)
+	}
+	e.mustSandbox("restore", dir, "--all", "--yes")
+	if _, err := os.Stat(notes); !os.IsNotExist(err) {
+		t.Errorf("restore left the file the agent created: %v", err)
+	}
+}

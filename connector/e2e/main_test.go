@@ -135,7 +135,7 @@ func (e *env) project(agent string, files map[string]string) string {
 			e.t.Fatal(err)
 		}
 	}
-	e.initProject(dir, agent)
+	e.mustSandbox("init", dir, "--"+agent)
 	return dir
 }
 
