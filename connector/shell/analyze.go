@@ -23,6 +23,9 @@ const (
 	maxSource = 200
 )
 
+// testHook, when set by a test, runs after each parse (to inject panics).
+var testHook func()
+
 var parsers = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }}
@@ -76,6 +79,9 @@ func (a *analyzer) analyzeScript(script string, w *walker) {
 	if err != nil {
 		a.opaqueSrc(clip(script), "parse error: "+err.Error())
 		return
+	}
+	if testHook != nil {
+		testHook()
 	}
 	w.src = script
 	w.stmts(f.Stmts, 0)

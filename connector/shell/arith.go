@@ -104,3 +104,29 @@ func (w *walker) arithPart(p syntax.WordPart, d int) {
 		w.opaque(p, "arithmetic operand not understood")
 	}
 }
+
+// letClause walks let's expressions. A quoted argument is a string that
+// let evaluates as arithmetic at run time: only a plain number is safe.
+func (w *walker) letClause(c *syntax.LetClause, d int) {
+	for _, x := range c.Exprs {
+		word, ok := x.(*syntax.Word)
+		if ok && hasQuotes(word) {
+			v := w.word(word, d, false)
+			if lit, ok := v.literal(); !ok || !isIntegerText(lit) {
+				w.opaque(word, "let evaluates a quoted string as arithmetic")
+			}
+			continue
+		}
+		w.arith(x, d)
+	}
+}
+
+func hasQuotes(word *syntax.Word) bool {
+	for _, p := range word.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
+}

@@ -11,6 +11,7 @@ type awkScan struct {
 	printAt  int  // depth at which it started
 	regexOK  bool // a / here starts a regular expression
 	lastWord string
+	afterGL  bool // after getline [var], where < reads a file
 	danger   string
 	getline  bool // getline < file
 }
@@ -65,7 +66,7 @@ func (sc *awkScan) operator(c byte) {
 			sc.danger = "redirects output to a file"
 		}
 	case '<':
-		if sc.lastWord == "getline" {
+		if sc.afterGL {
 			sc.getline = true
 		}
 	case '(':
@@ -76,9 +77,10 @@ func (sc *awkScan) operator(c byte) {
 	case ';', '\n', '{', '}':
 		sc.inPrint = false
 	case ' ', '\t':
-		return // keeps lastWord for "getline <"
+		return // keeps afterGL for "getline var <"
 	}
 	sc.lastWord = ""
+	sc.afterGL = false
 }
 
 func (sc *awkScan) word() {
@@ -95,6 +97,8 @@ func (sc *awkScan) word() {
 		sc.danger = "calls system()"
 	case "@load", "@include":
 		sc.danger = "uses " + w
+	case "getline":
+		sc.afterGL = true
 	case "print", "printf":
 		sc.inPrint, sc.printAt = true, sc.depth
 		sc.regexOK = true

@@ -29,18 +29,22 @@ func padWidth(x, y string) int {
 }
 
 func intSequence(a, b, step int64, width int) (alts [][]tok, valid, fits bool) {
-	span := b - a
-	if span < 0 {
-		span = -span
+	// The distance fits in a uint64 for any two int64 values.
+	var span uint64
+	if b >= a {
+		span = uint64(b) - uint64(a)
+	} else {
+		span = uint64(a) - uint64(b)
 	}
-	if span < 0 || span/step >= maxAlts {
+	count := span / uint64(step)
+	if count >= maxAlts {
 		return nil, true, false
 	}
 	dir := step
 	if b < a {
 		dir = -step
 	}
-	for i, v := int64(0), a; i <= span/step; i, v = i+1, v+dir {
+	for i, v := uint64(0), a; i <= count; i, v = i+1, v+dir {
 		alts = append(alts, charToks(padInt(v, width)))
 	}
 	return alts, true, true
@@ -80,7 +84,7 @@ func charSequence(a, b byte, step int64) (alts [][]tok, valid, fits bool) {
 
 func charToks(s string) []tok {
 	t := make([]tok, len(s))
-	for i := range s {
+	for i := 0; i < len(s); i++ {
 		t[i] = tok{kind: tkChar, b: s[i]}
 	}
 	return t

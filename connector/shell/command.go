@@ -168,7 +168,11 @@ func renderGlob(segs []seg) string {
 				b.WriteByte(s.text[i])
 			}
 		case segStar:
-			b.WriteByte('*')
+			if s.ext != "" {
+				b.WriteString(s.text)
+			} else {
+				b.WriteByte('*')
+			}
 		case segQuest:
 			b.WriteByte('?')
 		case segClass:

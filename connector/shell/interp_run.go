@@ -94,6 +94,11 @@ func (s *interpSpec) shortCluster(t string, next []Word) (progKind, int) {
 		case strings.IndexByte(s.scriptShort, ch) >= 0:
 			return progFile, 0
 		case strings.IndexByte(s.optShort, ch) >= 0:
+			// The rest may be its argument (-i.bak) or more options
+			// (-lne): code letters anywhere in it count.
+			if strings.ContainsAny(t[j+1:], s.codeShort) && s.codeShort != "" {
+				return progCode, 0
+			}
 			return progStdin, 0
 		case strings.IndexByte(s.argShort, ch) >= 0:
 			return s.shortValue(ch, t[j+1:], next)

@@ -14,8 +14,11 @@ func MayReach(pattern, name string) bool {
 	if name == "" {
 		return false
 	}
+	if !strings.ContainsAny(pattern, "*?[{") {
+		return literalReaches(pattern, name)
+	}
 	toks := make([]tok, len(pattern))
-	for i := range pattern {
+	for i := 0; i < len(pattern); i++ {
 		toks[i] = tok{kind: tkMeta, b: pattern[i]}
 	}
 	alts, ok := expandBraces(toks)
@@ -90,9 +93,11 @@ func componentReaches(comp []seg, name string, nameRunes []rune) bool {
 	if dyn && lits < 2 {
 		return false
 	}
-	for _, variant := range windowsForms(comp) {
-		if globMatch(compile(variant), nameRunes) {
-			return true
+	for _, alt := range expandExt(comp, 0) {
+		for _, variant := range windowsForms(alt) {
+			if globMatch(compile(variant), nameRunes) {
+				return true
+			}
 		}
 	}
 	return !dyn && shortNameMatches(comp, name)
@@ -132,11 +137,25 @@ func shortNameMatches(comp []seg, name string) bool {
 	if len(comp) != 1 || comp[0].kind != segLit {
 		return false
 	}
-	c := comp[0].text
+	return shortNameIs(comp[0].text, name)
+}
+
+func shortNameIs(c, name string) bool {
 	i := strings.IndexByte(c, '~')
 	if i < 1 || i > 6 || i+1 >= len(c) || c[i+1] < '0' || c[i+1] > '9' {
 		return false
 	}
-	short := strings.ToUpper(strings.NewReplacer(".", "", " ", "").Replace(name))
-	return len(short) >= i && strings.EqualFold(c[:i], short[:i])
+	// Compare c[:i] with the first i characters of name without its dots
+	// and spaces, ignoring case.
+	k := 0
+	for j := 0; j < len(name) && k < i; j++ {
+		if name[j] == '.' || name[j] == ' ' {
+			continue
+		}
+		if !strings.EqualFold(c[k:k+1], name[j:j+1]) {
+			return false
+		}
+		k++
+	}
+	return k == i
 }

@@ -71,7 +71,7 @@ func literalComponentIs(comp, name string) bool {
 	if strings.EqualFold(comp, name) || strings.EqualFold(strings.TrimRight(comp, ". "), name) {
 		return true
 	}
-	return shortNameMatches([]seg{{kind: segLit, text: comp}}, name)
+	return shortNameIs(comp, name)
 }
 
 // protectText checks a literal string that a program receives (an argv
@@ -89,7 +89,7 @@ func (w *walker) protectText(text, src string) {
 // (find -name, git pathspecs, rg -g, ...).
 func (w *walker) protectGlob(text, src string) {
 	for _, name := range w.a.opts.Protected {
-		if MayReach(text, name) {
+		if MayReach(text, name) && !literalReaches(text, name) {
 			w.a.add(Effect{Kind: Protected, Path: clip(text), Reason: "pattern can match the protected name " + name, Source: src})
 			return
 		}

@@ -13,6 +13,7 @@ func toSegs(toks []tok, v *wordVal) []seg {
 			v.dynamic = true
 		case t.kind == tkGlob:
 			b.push(segStar, t.s)
+			b.segs[len(b.segs)-1].ext = t.ext
 			v.glob = true
 		case t.kind == tkMeta && t.b == '*':
 			b.push(segStar, "*")

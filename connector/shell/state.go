@@ -15,7 +15,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(opts Options) *analyzer {
-	return &analyzer{opts: opts, effects: make([]Effect, 0, 4)}
+	return &analyzer{opts: opts, effects: make([]Effect, 0, 2)}
 }
 
 // add appends e unless the cap is reached; the effect that reaches the cap

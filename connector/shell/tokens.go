@@ -19,6 +19,7 @@ type tok struct {
 	kind tokKind
 	b    byte
 	s    string
+	ext  string // extended glob: its operator and pattern ("@a|b")
 }
 
 // tokenizer turns the parts of a word into tokens.
@@ -44,7 +45,7 @@ func (t *tokenizer) part(p syntax.WordPart) {
 	case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst:
 		t.toks = append(t.toks, tok{kind: tkDyn, s: partSource(t.src, p)})
 	case *syntax.ExtGlob:
-		t.toks = append(t.toks, tok{kind: tkGlob, s: partSource(t.src, p)})
+		t.toks = append(t.toks, tok{kind: tkGlob, s: partSource(t.src, p), ext: p.Op.String()[:1] + p.Pattern.Value})
 	default:
 		t.opaque = "unknown word part"
 		t.toks = append(t.toks, tok{kind: tkDyn, s: partSource(t.src, p)})

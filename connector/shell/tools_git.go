@@ -103,6 +103,7 @@ var gitArgOpts = map[string]bool{
 type gitParsed struct {
 	opts     []option
 	operands []Word
+	dynamic  bool // a word of unknown value where an option may be
 }
 
 func parseGitArgs(args []Word) gitParsed {
@@ -110,6 +111,9 @@ func parseGitArgs(args []Word) gitParsed {
 	for i := 0; i < len(args); i++ {
 		t := args[i].Text
 		switch {
+		case args[i].Dynamic:
+			g.dynamic = true
+			g.operands = append(g.operands, args[i])
 		case t == "--":
 			g.operands = append(g.operands, args[i+1:]...)
 			return g
@@ -125,6 +129,20 @@ func parseGitArgs(args []Word) gitParsed {
 		}
 	}
 	return g
+}
+
+// clusterHas reports a short option -X given in a cluster or with an
+// attached value (-O'cmd', -ix): any single-dash word holding the letter.
+func (g gitParsed) clusterHas(short string) bool {
+	if len(short) != 2 || short[0] != '-' {
+		return false
+	}
+	for _, o := range g.opts {
+		if !strings.HasPrefix(o.name, "--") && strings.IndexByte(o.name[1:], short[1]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (g gitParsed) has(names ...string) bool {

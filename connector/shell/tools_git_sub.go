@@ -26,10 +26,13 @@ var gitPathspecCmds = map[string]bool{
 
 func (w *walker) gitSubcommand(sub string, args []Word, c cmdCtx) {
 	g := parseGitArgs(args)
+	if g.dynamic {
+		w.a.opaqueSrc(c.src, "git "+sub+" has an argument of unknown value that could be a dangerous option")
+	}
 	for _, key := range []string{"*", sub} {
 		for _, entry := range gitOpaqueOpts[key] {
 			opt, reason, _ := strings.Cut(entry, " ")
-			if g.has(opt) {
+			if g.has(opt) || g.clusterHas(opt) {
 				w.a.opaqueSrc(c.src, "git "+sub+" "+opt+" "+reason)
 			}
 		}

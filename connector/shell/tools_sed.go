@@ -13,7 +13,7 @@ func sedTool(w *walker, argv []Word, c cmdCtx) {
 	}
 	scripts := p.values("-e", "--expression")
 	files := p.operands
-	if len(scripts) == 0 && len(files) > 0 {
+	if len(scripts) == 0 && len(files) > 0 && !p.has("-f", "--file") {
 		scripts, files = files[:1], files[1:]
 	}
 	if !p.has("--sandbox") {

@@ -113,9 +113,7 @@ func (w *walker) otherCommand(s *syntax.Stmt, d int) cwdState {
 	case *syntax.DeclClause:
 		w.declClause(c, d)
 	case *syntax.LetClause:
-		for _, x := range c.Exprs {
-			w.arith(x, d)
-		}
+		w.letClause(c, d)
 	case *syntax.TimeClause:
 		if c.Stmt != nil {
 			return w.stmt(c.Stmt, d)

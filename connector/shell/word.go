@@ -20,6 +20,7 @@ const (
 type seg struct {
 	kind segKind
 	text string
+	ext  string // segStar from an extended glob: operator and pattern
 }
 
 // wordVal is a shell word evaluated statically: one alternative per brace

@@ -51,7 +51,9 @@ func specWrapper(w *walker, argv []Word, c cmdCtx) {
 	if name == "doas" {
 		w.exec(argv, c) // escalates by itself
 	}
-	p := parseArgs(argv[1:], &s.opts)
+	spec := s.opts
+	spec.posixStop = true
+	p := parseArgs(argv[1:], &spec)
 	if bad, ok := s.unknownOption(p); ok {
 		w.exec(argv, c)
 		w.a.opaqueSrc(c.src, name+" option not understood: "+bad)

@@ -13,7 +13,7 @@ func envWrapper(w *walker, argv []Word, c cmdCtx) {
 		}
 	}
 	cmd := p.operands
-	for len(cmd) > 0 && !cmd[0].Dynamic && isAssignWord(cmd[0].Text) {
+	for len(cmd) > 0 && !cmd[0].Dynamic && isEnvAssign(cmd[0].Text) {
 		name, _, _ := strings.Cut(cmd[0].Text, "=")
 		if reason := dangerousVar(name); reason != "" {
 			w.a.opaqueSrc(c.src, "env "+name+"= "+reason)
@@ -70,6 +70,12 @@ func isAssignWord(s string) bool {
 	return ok && isName(name)
 }
 
+// isEnvAssign reports a word env and sudo take as an assignment: any word
+// with an = (env does not check the name: BASH_FUNC_ls%%=() {...} counts).
+func isEnvAssign(s string) bool {
+	return strings.IndexByte(s, '=') > 0
+}
+
 // sudoWrapper: sudo escalates by itself (its own Exec effect) and runs
 // the command after its options and NAME=VALUE words.
 func sudoWrapper(w *walker, argv []Word, c cmdCtx) {
@@ -87,7 +93,7 @@ func sudoWrapper(w *walker, argv []Word, c cmdCtx) {
 		return
 	}
 	cmd := p.operands
-	for len(cmd) > 0 && !cmd[0].Dynamic && isAssignWord(cmd[0].Text) {
+	for len(cmd) > 0 && !cmd[0].Dynamic && isEnvAssign(cmd[0].Text) {
 		name, _, _ := strings.Cut(cmd[0].Text, "=")
 		if reason := dangerousVar(name); reason != "" {
 			w.a.opaqueSrc(c.src, "sudo "+name+"= "+reason)

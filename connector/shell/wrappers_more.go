@@ -117,8 +117,15 @@ func (w *walker) shellWords(words []Word, c cmdCtx, who string) {
 
 // flockWrapper: flock [OPTS] FILE CMD... or flock [OPTS] FILE -c STRING.
 func flockWrapper(w *walker, argv []Word, c cmdCtx) {
-	spec := optSpec{argShort: "wEc", argLong: []string{"--wait", "--timeout", "--conflict-exit-code", "--command"}}
+	spec := optSpec{argShort: "wEc", argLong: []string{"--wait", "--timeout", "--conflict-exit-code", "--command"}, posixStop: true}
 	p := parseArgs(argv[1:], &spec)
+	if len(p.operands) > 1 && !p.operands[1].Dynamic {
+		if t := p.operands[1].Text; t == "-c" || longIs(strings.SplitN(t, "=", 2)[0], "--command") {
+			more := parseArgs(p.operands[1:], &optSpec{argShort: "c", argLong: []string{"--command"}})
+			p.opts = append(p.opts, more.opts...)
+			p.operands = append(p.operands[:1:1], more.operands...)
+		}
+	}
 	for _, o := range p.opts {
 		if !knownOption(flockOptions, o.name) {
 			w.exec(argv, c)
@@ -132,6 +139,8 @@ func flockWrapper(w *walker, argv []Word, c cmdCtx) {
 	}
 	if !isIntegerText(p.operands[0].Text) || p.operands[0].Dynamic {
 		w.pathEffect(Write, p.operands[0], "flock creates its lock file", c.src)
+	} else if len(p.operands) == 1 {
+		w.exec(argv, c)
 	}
 	if cmds := p.values("-c", "--command"); len(cmds) > 0 {
 		w.shellWords(cmds[:1], c.wrapped("flock -c"), "flock -c")
