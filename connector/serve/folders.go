@@ -33,6 +33,8 @@ type folderState struct {
 	moved broadcast
 	// pub serialises refreshes with their publication.
 	pub sync.Mutex
+	// sig carries the notifier's changes to the folder's worker.
+	sig signals
 
 	mu sync.Mutex
 	// Guarded by mu: quarantine reports (escaped, newest last), and the

@@ -105,10 +105,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	s.stop = stop
-	if err := s.watch(wctx); err != nil {
-		stop()
-		return nil, err
-	}
+	s.watch(wctx)
 	s.handler = s.routes()
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"time"
@@ -40,72 +41,72 @@ func (sg signals) send(kind int) {
 	}
 }
 
+// target is what a watched directory's events mean.
+type target struct {
+	fs   *folderState
+	kind int
+}
+
 // watch starts one file notifier for every folder's bus directories, a
 // worker per folder and an audit follower per folder. Where notification
 // is unavailable, the workers poll.
-func (s *Server) watch(ctx context.Context) error {
-	sigs := make([]signals, len(s.folders))
-	type target struct {
-		fs   *folderState
-		sg   signals
-		kind int
-	}
-	dirs := map[string]target{}
-	for i, fs := range s.folders {
-		sigs[i] = signals{ch: make(chan int, 1)}
+func (s *Server) watch(ctx context.Context) {
+	targets := map[string]target{}
+	for _, fs := range s.folders {
+		fs.sig = signals{ch: make(chan int, 1)}
 		for dir, kind := range map[string]int{fs.f.Pending(): changeQueue, fs.f.Claimed(): changeQueue,
 			fs.f.Done(): changeQueue, fs.f.Results(): changeResults, fs.f.Dir(): changePolicy} {
-			dirs[dir] = target{fs, sigs[i], kind}
+			targets[dir] = target{fs, kind}
 		}
 	}
 	poll := time.Duration(0)
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
-		for dir := range dirs {
-			if err = w.Add(dir); err != nil {
-				w.Close()
-				break
-			}
-		}
-	}
-	if err != nil {
+	if w, err := notifier(targets); err != nil {
 		s.log.Warn("file notification unavailable; polling", "err", err)
-		poll = s.cfg.Poll
-		if poll <= 0 {
-			poll = time.Second
-		}
+		poll = cmp.Or(s.cfg.Poll, time.Second)
 	} else {
 		s.wg.Add(1)
-		go s.dispatch(ctx, w, func(name string) {
-			d, ok := dirs[filepath.Dir(name)]
-			if !ok {
-				return
-			}
-			switch {
-			case d.kind == changePolicy && filepath.Base(name) != "policy.yaml":
-				return
-			case d.kind == changeQueue:
-				d.fs.track.stale.Store(true) // a listing now rescans
-			}
-			d.sg.send(d.kind)
-		}, func() {
-			for _, sg := range sigs {
-				sg.send(changeQueue | changeResults | changePolicy)
-			}
-		})
+		go s.dispatch(ctx, w, targets)
 	}
-	for i, fs := range s.folders {
+	for _, fs := range s.folders {
 		fs.primeAll()
 		s.wg.Add(2)
-		go fs.work(ctx, sigs[i], poll)
+		go fs.work(ctx, poll)
 		go fs.followAudit(ctx)
 	}
-	return nil
+}
+
+// notifier watches every target directory.
+func notifier(targets map[string]target) (*fsnotify.Watcher, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	for dir := range targets {
+		if err := w.Add(dir); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// route signals the folder a file event is about.
+func route(targets map[string]target, name string) {
+	t, ok := targets[filepath.Dir(name)]
+	switch {
+	case !ok:
+		return
+	case t.kind == changePolicy && filepath.Base(name) != "policy.yaml":
+		return
+	case t.kind == changeQueue:
+		t.fs.track.stale.Store(true) // a listing now rescans
+	}
+	t.fs.sig.send(t.kind)
 }
 
 // dispatch turns file events into folder signals; a watcher error (an
 // overflow loses events) signals every folder to look again.
-func (s *Server) dispatch(ctx context.Context, w *fsnotify.Watcher, on func(string), all func()) {
+func (s *Server) dispatch(ctx context.Context, w *fsnotify.Watcher, targets map[string]target) {
 	defer s.wg.Done()
 	defer w.Close()
 	for {
@@ -116,13 +117,15 @@ func (s *Server) dispatch(ctx context.Context, w *fsnotify.Watcher, on func(stri
 			if !ok {
 				return
 			}
-			on(ev.Name)
+			route(targets, ev.Name)
 		case err, ok := <-w.Errors:
 			if !ok {
 				return
 			}
 			s.log.Warn("file notification error", "err", err)
-			all()
+			for _, fs := range s.folders {
+				fs.sig.send(changeQueue | changeResults | changePolicy)
+			}
 		}
 	}
 }
@@ -166,7 +169,7 @@ func (fs *folderState) primeAll() {
 }
 
 // work reacts to the folder's changes until ctx ends.
-func (fs *folderState) work(ctx context.Context, sg signals, poll time.Duration) {
+func (fs *folderState) work(ctx context.Context, poll time.Duration) {
 	defer fs.s.wg.Done()
 	defer fs.out.close()
 	slow := time.NewTicker(recoverEvery)
@@ -182,7 +185,7 @@ func (fs *folderState) work(ctx context.Context, sg signals, poll time.Duration)
 		select {
 		case <-ctx.Done():
 			return
-		case kind = <-sg.ch:
+		case kind = <-fs.sig.ch:
 		case <-tick:
 			kind = changeQueue | changeResults | changePolicy
 		case <-slow.C:
