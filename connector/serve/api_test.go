@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
 func TestStatusAndFolders(t *testing.T) {
@@ -288,5 +291,39 @@ func TestOutputWaitsForAPendingRequest(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the output stream did not end")
+	}
+}
+
+func TestTerminalAndBrowserNeverBothRun(t *testing.T) {
+	h := newHarness(t, 1)
+	p := h.projects[0]
+	q2, err := queue.Open(p.f) // the terminal approver's own handle
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	watch, err := approver.New(approver.Options{Queue: q2, Audit: p.lg,
+		Identity: approver.Identity{User: "tester@test", Surface: approver.SurfaceWatch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		req := p.submit(t, fmt.Sprintf("echo %d >> ran.txt", i))
+		h.pending(t, 1)
+		var wg sync.WaitGroup
+		var code int
+		var werr error
+		wg.Add(2)
+		go func() { defer wg.Done(); code = h.do(t, "POST", "/api/requests/"+req.ID+"/approve", "").Code }()
+		go func() { defer wg.Done(); _, werr = watch.Approve(t.Context(), req.ID, approver.ApproveOptions{}) }()
+		wg.Wait()
+		if (code == 200) == (werr == nil) {
+			t.Fatalf("browser %d, terminal %v: want exactly one to win", code, werr)
+		}
+		h.pending(t, 0)
+	}
+	data, _ := os.ReadFile(p.f.Root + "/ran.txt")
+	if strings.Count(string(data), "\n") != 5 {
+		t.Fatalf("ran: %q", data)
 	}
 }
