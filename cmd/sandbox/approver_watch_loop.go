@@ -193,7 +193,9 @@ func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, arg st
 	if strings.TrimSpace(pattern) == "" {
 		pattern = proposed
 	}
-	return s.approve(ctx, it, true, strings.TrimSpace(pattern))
+	err = s.approve(ctx, it, true, strings.TrimSpace(pattern))
+	clear(s.autoTried) // the new remembered decision may settle requests already seen
+	return err
 }
 
 func (s *watchSession) deny(ctx context.Context, it pendingItem, reason string) error {
