@@ -139,11 +139,18 @@ func serveHTTP(ctx context.Context, ln net.Listener, tlsCfg *tls.Config, srv *se
 	case <-ctx.Done():
 	case err = <-errc:
 	}
+	// Executions first (the broker kills them and records their result),
+	// which also ends the approvals and streams waiting on them; then the
+	// connections.
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	hs.Shutdown(sctx)
 	if cerr := srv.Close(sctx); cerr != nil {
 		logger.Warn("executions still running at exit", "err", cerr)
+	}
+	hctx, hcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer hcancel()
+	if hs.Shutdown(hctx) != nil {
+		hs.Close()
 	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

@@ -58,7 +58,7 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 	select {
 	case o := <-done:
 		answer(w, fs, id, o.res, o.err)
-	case <-r.Context().Done():
+	case <-r.Context().Done(): // the execution goes on
 	}
 }
 

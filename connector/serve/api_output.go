@@ -57,6 +57,8 @@ func (s *Server) handleOutput(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-s.runCtx.Done(): // the server is stopping
+			return
 		case <-wake:
 		case <-time.After(outputSafety):
 		}
