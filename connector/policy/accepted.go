@@ -39,7 +39,8 @@ func (r *acceptedRecord) fields() []string {
 // key, both in the per-folder state dir (outside the jail's reach). data
 // must be a valid policy; an invalid one is refused with file:line.
 func Accept(f folder.Folder, st *userstate.State, data []byte) error {
-	if _, err := Parse(f.Policy(), data); err != nil {
+	p, err := Parse(f.Policy(), data)
+	if err != nil {
 		return err
 	}
 	dir, err := st.FolderDir(f.Root)
@@ -59,6 +60,7 @@ func Accept(f folder.Folder, st *userstate.State, data []byte) error {
 	if err := atomicfile.WriteFile(filepath.Join(dir, acceptedRecordName), append(js, '\n'), 0o600); err != nil {
 		return fmt.Errorf("accept policy: %w", err)
 	}
+	_ = writeCache(dir, st, f.Root, p) // a failed cache only costs time
 	return nil
 }
 

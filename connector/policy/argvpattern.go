@@ -73,7 +73,9 @@ func (p *argvPattern) setName(w patWord) error {
 	if p.name, err = compileWildcard(w.glob); err != nil {
 		return err
 	}
-	if p.nameFold, err = compileWildcard(foldName(w.glob)); err != nil {
+	if folded := foldName(w.glob); folded == w.glob {
+		p.nameFold = p.name
+	} else if p.nameFold, err = compileWildcard(folded); err != nil {
 		return err
 	}
 	lit, isLit := p.name.isLiteral()
@@ -115,6 +117,14 @@ type patWord struct {
 // split a line of literal words: blanks separate, quotes and backslashes
 // quote. Unquoted '*' and '?' stay wildcards; quoted ones are escaped.
 func splitPattern(s string) ([]patWord, error) {
+	if !strings.ContainsAny(s, "\\'\"") && isPrintableASCII(s) {
+		f := strings.Fields(s)
+		words := make([]patWord, len(f))
+		for i, w := range f {
+			words[i] = patWord{glob: w}
+		}
+		return words, nil
+	}
 	var words []patWord
 	var cur strings.Builder
 	inWord := false
@@ -163,4 +173,14 @@ func writeQuoted(b *strings.Builder, c byte) {
 		b.WriteByte('\\')
 	}
 	b.WriteByte(c)
+}
+
+// isPrintableASCII reports text without control or non-ASCII bytes.
+func isPrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,9 @@
 package policy
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // verdict is the outcome for one part before it becomes a Part.
 type verdict struct {
@@ -112,10 +115,10 @@ func (r *boundRule) text() string {
 	}
 	reason := r.Reason
 	if reason == "" {
-		reason = fmt.Sprintf("%s rule `%s`", r.Tier, r.Pattern)
+		reason = r.Tier.String() + " rule `" + r.Pattern + "`"
 	}
 	if r.Line > 0 {
-		reason += fmt.Sprintf(" (policy.yaml:%d)", r.Line)
+		reason += " (policy.yaml:" + strconv.Itoa(r.Line) + ")"
 	}
 	return reason
 }

@@ -47,16 +47,14 @@ func LoadWith(f folder.Folder, st *userstate.State, o Options) (*Engine, []Warni
 func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warning, error) {
 	var warns []Warning
 	current, cerr := ReadPolicyFile(f)
-	var curPol *Policy
 	if cerr != nil {
 		warns = append(warns, Warning{WarnMissing, fmt.Sprintf("%s: %v", f.Policy(), cerr)})
-	} else if p, err := Parse(f.Policy(), current); err != nil {
-		warns = append(warns, Warning{WarnInvalid, fmt.Sprintf(
-			"%v\n(the last accepted policy stays in force until a valid file is accepted)", err)})
-	} else {
-		curPol = p
 	}
 	accepted, aerr := Accepted(f, st)
+	same := aerr == nil && current != nil && bytes.Equal(current, accepted)
+	if current != nil && !same {
+		warns = append(warns, validate(f, current)...)
+	}
 	switch {
 	case errors.Is(aerr, ErrNotAccepted):
 		return nil, StatusNothingAccepted, append(warns, Warning{WarnNotAccepted,
@@ -67,17 +65,47 @@ func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warnin
 	case aerr != nil:
 		return nil, StatusNothingAccepted, warns, aerr
 	}
-	if curPol != nil && bytes.Equal(current, accepted) {
-		return curPol, StatusAccepted, warns, nil
+	file := f.Policy()
+	if !same {
+		file += " (accepted copy)"
 	}
-	accPol, err := Parse(f.Policy()+" (accepted copy)", accepted)
+	p, err := acceptedPolicy(f, st, file, accepted)
 	if err != nil {
 		return nil, StatusNothingAccepted, append(warns, Warning{WarnBadRecord, fmt.Sprintf(
 			"the accepted policy no longer parses (%v): everything escalates", err)}), nil
 	}
-	if curPol != nil {
-		warns = append(warns, Warning{WarnPending,
-			"policy.yaml has changes that are not accepted yet; the accepted policy stays in force (`sandbox policy diff`, `sandbox policy accept`)"})
+	if same {
+		return p, StatusAccepted, warns, nil
 	}
-	return accPol, StatusPending, warns, nil
+	return p, StatusPending, warns, nil
+}
+
+// validate reports a policy.yaml that differs from the accepted one: a
+// pending change, or an invalid file (with file:line).
+func validate(f folder.Folder, current []byte) []Warning {
+	if _, err := Parse(f.Policy(), current); err != nil {
+		return []Warning{{WarnInvalid, fmt.Sprintf(
+			"%v\n(the last accepted policy stays in force until a valid file is accepted)", err)}}
+	}
+	return []Warning{{WarnPending,
+		"policy.yaml has changes that are not accepted yet; the accepted policy stays in force (`sandbox policy diff`, `sandbox policy accept`)"}}
+}
+
+// acceptedPolicy is the accepted policy from the signed cache, else
+// parsed from its bytes (and cached for the next load).
+func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []byte) (*Policy, error) {
+	dir, err := st.FolderDir(f.Root)
+	if err != nil {
+		return nil, err
+	}
+	sha := sha256Hex(data)
+	if p := readCache(dir, st, f.Root, file, sha); p != nil {
+		return p, nil
+	}
+	p, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	_ = writeCache(dir, st, f.Root, p) // a failed cache only costs time
+	return p, nil
 }

@@ -17,6 +17,12 @@ type wcPart struct {
 
 // compileWildcard compiles pat. A trailing lone backslash is an error.
 func compileWildcard(pat string) (*wildcard, error) {
+	if !strings.ContainsAny(pat, `*?\`) {
+		if pat == "" {
+			return &wildcard{}, nil
+		}
+		return &wildcard{parts: []wcPart{{lit: pat}}}, nil
+	}
 	w := &wildcard{}
 	var lit strings.Builder
 	flush := func() {
@@ -63,6 +69,9 @@ func (w *wildcard) isLiteral() (string, bool) {
 // match reports whether s matches the whole wildcard. It backtracks only
 // to the last '*', so it runs in O(len(s) * len(parts)).
 func (w *wildcard) match(s string) bool {
+	if len(w.parts) == 1 && !w.parts[0].star && !w.parts[0].one {
+		return s == w.parts[0].lit
+	}
 	return matchParts(w.parts, s)
 }
 

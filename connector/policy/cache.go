@@ -1,0 +1,171 @@
+package policy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sandbox-dev/sandbox/connector/atomicfile"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// The compiled form of the accepted policy is cached in the per-folder
+// state dir, so that a hook or `sandbox check` does not decode YAML on
+// every call. It is signed like every record there; a cache that fails
+// its signature or names other bytes is ignored (and the YAML parsed).
+const (
+	cacheName    = "accepted-policy.cache"
+	cacheDomain  = "sandbox policy-cache v1"
+	cacheVersion = "1"
+)
+
+var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
+
+// encodeCache writes p as lines: a header naming the policy's SHA-256,
+// the non-rule settings as JSON, then one line per rule with
+// tab-separated, quoted fields.
+func encodeCache(p *Policy) ([]byte, error) {
+	settings, err := json.Marshal(struct {
+		Version int
+		Limits  Limits
+		Broker  Broker
+		Hook    Hook
+	}{p.Version, p.Limits, p.Broker, p.Hook})
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "sandbox-policy-cache\t%s\t%s\nS\t%s\n", cacheVersion, p.SHA256, settings)
+	for _, set := range []struct {
+		ci    string
+		rules map[Trigger]*RuleSet
+	}{{"0", p.Rules}, {"1", p.CI}} {
+		for _, t := range cacheTriggers {
+			rs := set.rules[t]
+			if rs == nil {
+				continue
+			}
+			for _, list := range [][]*Rule{rs.Deny, rs.Escalate, rs.Allow} {
+				for _, r := range list {
+					fmt.Fprintf(&b, "R\t%s\t%s\t%d\t%s\t%d\t%t\t%s\t%s\n", set.ci, t, int(r.Tier), r.Tier, r.Line,
+						r.Dynamic, strconv.Quote(r.Pattern), strconv.Quote(r.Reason))
+				}
+			}
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// decodeCache rebuilds the policy whose bytes hash to sha.
+func decodeCache(data []byte, file, sha string) (*Policy, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), MaxPolicySize)
+	if !sc.Scan() || sc.Text() != "sandbox-policy-cache\t"+cacheVersion+"\t"+sha {
+		return nil, fmt.Errorf("cache is for another policy")
+	}
+	p := &Policy{File: file, SHA256: sha, Rules: map[Trigger]*RuleSet{}, CI: map[Trigger]*RuleSet{}}
+	for _, t := range cacheTriggers {
+		p.Rules[t] = &RuleSet{}
+	}
+	for sc.Scan() {
+		if err := p.decodeCacheLine(sc.Text()); err != nil {
+			return nil, err
+		}
+	}
+	return p, sc.Err()
+}
+
+func (p *Policy) decodeCacheLine(line string) error {
+	kind, rest, _ := strings.Cut(line, "\t")
+	switch kind {
+	case "S":
+		s := struct {
+			Version int
+			Limits  *Limits
+			Broker  *Broker
+			Hook    *Hook
+		}{Limits: &p.Limits, Broker: &p.Broker, Hook: &p.Hook}
+		err := json.Unmarshal([]byte(rest), &s)
+		p.Version = s.Version
+		return err
+	case "R":
+		return p.decodeCacheRule(strings.Split(rest, "\t"))
+	}
+	return fmt.Errorf("bad cache line %q", kind)
+}
+
+func (p *Policy) decodeCacheRule(f []string) error {
+	if len(f) != 8 {
+		return fmt.Errorf("bad cache rule")
+	}
+	tier, err1 := strconv.Atoi(f[2])
+	line, err2 := strconv.Atoi(f[4])
+	pat, err3 := strconv.Unquote(f[6])
+	reason, err4 := strconv.Unquote(f[7])
+	if err := firstErr(err1, err2, err3, err4); err != nil {
+		return fmt.Errorf("bad cache rule: %w", err)
+	}
+	r := &Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
+	if err := r.compile(); err != nil || r.Tier < Allow || r.Tier > Deny {
+		return fmt.Errorf("bad cache rule %q", pat)
+	}
+	sets := p.Rules
+	if f[0] == "1" {
+		sets = p.CI
+	}
+	rs := sets[r.Trigger]
+	if rs == nil {
+		rs = &RuleSet{}
+		sets[r.Trigger] = rs
+	}
+	switch r.Tier {
+	case Deny:
+		rs.Deny = append(rs.Deny, r)
+	case Escalate:
+		rs.Escalate = append(rs.Escalate, r)
+	default:
+		rs.Allow = append(rs.Allow, r)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readCache returns the cached accepted policy of the folder at root,
+// or nil when there is no valid cache for the bytes hashing to sha.
+func readCache(dir string, st *userstate.State, root, file, sha string) *Policy {
+	data, err := readSmall(filepath.Join(dir, cacheName), 4*MaxPolicySize)
+	if err != nil {
+		return nil
+	}
+	sig, payload, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || !verifyMAC(st.Key, string(sig), cacheDomain, root, string(payload)) {
+		return nil
+	}
+	p, err := decodeCache(payload, file, sha)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// writeCache stores p for the folder at root; failing is harmless.
+func writeCache(dir string, st *userstate.State, root string, p *Policy) error {
+	payload, err := encodeCache(p)
+	if err != nil {
+		return err
+	}
+	sig := mac(st.Key, cacheDomain, root, string(payload))
+	return atomicfile.WriteFile(filepath.Join(dir, cacheName), append([]byte(sig+"\n"), payload...), 0o600)
+}
