@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,10 +141,11 @@ func readSmall(path string, limit int64) ([]byte, error) {
 	if st, err := fh.Stat(); err != nil || !os.SameFile(fi, st) {
 		return nil, fmt.Errorf("%s: changed while being read", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+512))
+	if _, err := buf.ReadFrom(io.LimitReader(fh, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
 	}

@@ -69,6 +69,7 @@ type Engine struct {
 	status    Status
 	sets      map[Trigger]*ruleIndex
 	shellOpts shell.Options
+	opts      Options // as New received them, for CI
 }
 
 // New builds an engine for the project at root (absolute, resolved) that
@@ -89,7 +90,7 @@ func New(root string, p *Policy, o Options) (*Engine, error) {
 		state = defaultStateDir()
 	}
 	e := &Engine{
-		log: o.Logger, root: root, rootSegs: pathSegments(root),
+		log: o.Logger, root: root, rootSegs: pathSegments(root), opts: o,
 		res: newResolver(root, home), policy: p, status: StatusAccepted,
 		shellOpts: shell.Options{Protected: []string{folder.DirName}},
 	}
@@ -157,3 +158,23 @@ func (e *Engine) Status() Status { return e.status }
 
 // Root is the project root the engine decides for.
 func (e *Engine) Root() string { return e.root }
+
+// CI returns the engine an unattended CI approver asks about an escalated
+// request: the policy's `ci:` approve rules allow, its deny rules deny,
+// the built-in rules still apply, and anything else escalates (which CI
+// treats as a denial). Remembered decisions do not apply in CI.
+func (e *Engine) CI() (*Engine, error) {
+	p := &Policy{File: e.policy.File, SHA256: e.policy.SHA256, Version: e.policy.Version,
+		Rules: e.policy.CI, CI: map[Trigger]*RuleSet{}, Limits: e.policy.Limits, Broker: e.policy.Broker, Hook: e.policy.Hook}
+	if p.Rules == nil {
+		p.Rules = map[Trigger]*RuleSet{}
+	}
+	o := e.opts
+	o.Remembered = nil
+	ci, err := New(e.root, p, o)
+	if err != nil {
+		return nil, err
+	}
+	ci.status = e.status
+	return ci, nil
+}

@@ -208,3 +208,29 @@ func TestRecoverEscalates(t *testing.T) {
 		}
 	}
 }
+
+func TestCIEngine(t *testing.T) {
+	env := newTestEnv(t)
+	src := []byte("version: 1\nshell: {allow: ['git status **']}\nci:\n  write: {approve: ['dist/**'], deny: ['.git/**']}\n  network: {approve: ['proxy.golang.org:443']}\n")
+	e := env.engine(t, src, Remembered{Trigger: Write, Tier: Allow, Pattern: "/tmp/**"})
+	ci, err := e.CI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		d    Decision
+		want Tier
+	}{
+		"approved":          {ci.Write("dist/app.js", ""), Allow},
+		"ci deny":           {ci.Write(".git/config", ""), Deny},
+		"not approved":      {ci.Write("src/a.go", ""), Escalate},
+		"no remembered":     {ci.Write("/tmp/x", ""), Escalate},
+		"network approved":  {ci.Network("proxy.golang.org:443"), Allow},
+		"self-protection":   {ci.Write(".sandbox/x", ""), Deny},
+		"main rules absent": {ci.decideEffects([]shell.Effect{lit("git", "status")}, ""), Escalate},
+	} {
+		if c.d.Decision != c.want {
+			t.Errorf("%s: %v, want %v\n%s", name, c.d.Decision, c.want, dump(c.d))
+		}
+	}
+}
