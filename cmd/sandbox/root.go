@@ -27,6 +27,7 @@ var commands = []func() *cobra.Command{
 	newResultCmd,
 	newRequestCmd,
 	newHookCmd,
+	newMCPCmd,
 	newRestoreCmd,
 	newCheckCmd,
 	newPolicyCmd,
