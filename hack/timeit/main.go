@@ -27,6 +27,7 @@ type sample struct {
 func main() {
 	runs := flag.Int("n", 200, "runs per command")
 	warm := flag.Int("warmup", 10, "untimed runs per command first")
+	flag.StringVar(&stdinFile, "stdin", "", "feed this file to every command's standard input")
 	flag.Parse()
 	cmds := split(flag.Args())
 	if len(cmds) < 1 {
@@ -68,9 +69,20 @@ func split(args []string) [][]string {
 	return out
 }
 
+// stdinFile, when set, is every command's standard input (-stdin).
+var stdinFile string
+
 func once(argv []string) (sample, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = nil, nil
+	if stdinFile != "" {
+		f, err := os.Open(stdinFile)
+		if err != nil {
+			return sample{}, err
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)

@@ -1,0 +1,88 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/hook"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// project makes a folder with the default policy accepted.
+func project(tb testing.TB) string {
+	tb.Helper()
+	tb.Setenv("XDG_STATE_HOME", tb.TempDir())
+	dir, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := folder.Folder{Root: dir}
+	for _, d := range f.Subdirs() {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	os.WriteFile(f.Policy(), policy.DefaultYAML(), 0o644)
+	st, err := userstate.Open(true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := policy.Accept(f, st, policy.DefaultYAML()); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+func gitStatus(dir string) *hook.Call {
+	return &hook.Call{Agent: "claude", Session: "s", Cwd: dir, Tool: "Bash", Action: hook.Shell, Script: "git status --short"}
+}
+
+func TestOpenClassifiesWithTheAcceptedPolicy(t *testing.T) {
+	dir := project(t)
+	core, err := Open(context.Background(), filepath.Join(dir), Options{Agent: "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close()
+	out, err := core.PreToolUse(context.Background(), gitStatus(dir))
+	if err != nil || out.Verdict != hook.Allow {
+		t.Fatalf("git status: %+v %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".sandbox", "audit", "audit.lock")); err == nil {
+		t.Error("an allowed call opened the audit log")
+	}
+	deny := &hook.Call{Agent: "claude", Cwd: dir, Tool: "Write", Action: hook.Write,
+		Paths: []string{filepath.Join(dir, ".sandbox", "policy.yaml")}, Executable: true}
+	if out, err := core.PreToolUse(context.Background(), deny); err != nil || out.Verdict != hook.Deny {
+		t.Fatalf("write to .sandbox: %+v %v", out, err)
+	}
+}
+
+func TestOpenWithoutAFolderFails(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	if _, err := Open(context.Background(), t.TempDir(), Options{}); !errors.Is(err, folder.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// BenchmarkHookAllowed is the in-process part of the hook's hot path:
+// open the folder and its accepted policy, classify an allowed call.
+func BenchmarkHookAllowed(b *testing.B) {
+	dir := project(b)
+	ctx := context.Background()
+	for b.Loop() {
+		core, err := Open(ctx, dir, Options{Agent: "claude"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := core.PreToolUse(ctx, gitStatus(dir)); err != nil || out.Verdict != hook.Allow {
+			b.Fatal(out, err)
+		}
+		core.Close()
+	}
+}
