@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,5 +250,25 @@ func TestRemembered(t *testing.T) {
 	mustWrite(t, path, "not json")
 	if _, warns = load(t, f, st); !hasWarning(warns, WarnRememberedFile) {
 		t.Errorf("garbage file not reported: %v", warns)
+	}
+}
+
+func TestRememberConcurrent(t *testing.T) {
+	f, st := project(t)
+	const n = 16
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			errs <- Remember(f, st, Remembered{Trigger: Shell, Tier: Allow, Pattern: fmt.Sprintf("tool%d **", i)})
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, warns := LoadRemembered(f, st)
+	if len(got) != n || len(warns) != 0 {
+		t.Errorf("%d entries (want %d), warnings %v", len(got), n, warns)
 	}
 }

@@ -68,6 +68,12 @@ func Remember(f folder.Folder, st *userstate.State, r Remembered) error {
 	if err != nil {
 		return err
 	}
+	return withLock(path, func() error { return addRemembered(path, r) })
+}
+
+// addRemembered rewrites the file at path with r replacing an entry of
+// the same trigger and pattern.
+func addRemembered(path string, r Remembered) error {
 	file, err := readRememberedFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remember: %w", err)
