@@ -6,4 +6,5 @@ package main
 import (
 	_ "github.com/sandbox-dev/sandbox/connector/claude"
 	_ "github.com/sandbox-dev/sandbox/connector/codex"
+	_ "github.com/sandbox-dev/sandbox/connector/mcpserver"
 )

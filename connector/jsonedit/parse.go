@@ -43,7 +43,14 @@ type Node struct {
 	Members    []Member
 	Elems      []*Node
 	Str        string // the decoded string, Kind String
+	src        []byte // the text the node was parsed from
 }
+
+// Text is the node's JSON text.
+func (n *Node) Text() string { return string(n.src[n.Start:n.End]) }
+
+// Decode unmarshals the node's JSON text into v.
+func (n *Node) Decode(v any) error { return json.Unmarshal(n.src[n.Start:n.End], v) }
 
 // Member is one member of an object.
 type Member struct {
@@ -119,7 +126,7 @@ func (p *spanParser) ws() {
 
 func (p *spanParser) value() *Node {
 	p.ws()
-	n := &Node{Start: p.pos}
+	n := &Node{Start: p.pos, src: p.src}
 	switch p.src[p.pos] {
 	case '{':
 		n.Kind = Object
