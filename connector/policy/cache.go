@@ -20,7 +20,7 @@ import (
 const (
 	cacheName    = "accepted-policy.cache"
 	cacheDomain  = "sandbox policy-cache v1"
-	cacheVersion = "1"
+	cacheVersion = "2" // 2: settings carry the shims list
 )
 
 var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
@@ -34,7 +34,8 @@ func encodeCache(p *Policy) ([]byte, error) {
 		Limits  Limits
 		Broker  Broker
 		Hook    Hook
-	}{p.Version, p.Limits, p.Broker, p.Hook})
+		Shims   []string
+	}{p.Version, p.Limits, p.Broker, p.Hook, p.Shims})
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +89,10 @@ func (p *Policy) decodeCacheLine(line string) error {
 			Limits  *Limits
 			Broker  *Broker
 			Hook    *Hook
+			Shims   []string
 		}{Limits: &p.Limits, Broker: &p.Broker, Hook: &p.Hook}
 		err := json.Unmarshal([]byte(rest), &s)
-		p.Version = s.Version
+		p.Version, p.Shims = s.Version, s.Shims
 		return err
 	case "R":
 		return p.decodeCacheRule(strings.Split(rest, "\t"))

@@ -47,6 +47,7 @@ func Parse(file string, data []byte) (*Policy, error) {
 	}
 	p.Hook.Wait = c.duration("hook.wait", &doc.Hook.Wait)
 	p.Broker.Env = c.envNames(doc.Broker.Env)
+	p.Shims = c.shimNames(&doc.Shims)
 	if doc.Limits.PIDs < 0 {
 		c.add(0, "limits.pids must not be negative")
 	}

@@ -22,6 +22,8 @@ type Policy struct {
 	Limits Limits
 	Broker Broker
 	Hook   Hook
+	// Shims lists the tools run mode shims (nil: the default list).
+	Shims []string
 }
 
 // RuleSet is the rules of one trigger, by tier.
@@ -81,6 +83,7 @@ type fileDoc struct {
 	CI      *ciDoc      `yaml:"ci"`
 	Broker  brokerDoc   `yaml:"broker"`
 	Hook    hookDoc     `yaml:"hook"`
+	Shims   yaml.Node   `yaml:"shims"`
 }
 
 type brokerDoc struct {
