@@ -75,8 +75,9 @@ func runHook(ctx context.Context, opts *hookOptions) error {
 	if !ok {
 		return &exitError{exitHookRefused, fmt.Sprintf("hook: unknown agent %q (known: %s)", opts.agent, strings.Join(hookAgents(), ", "))}
 	}
-	open := func(ctx context.Context, cwd string) (*hook.Core, error) {
-		return live.Open(ctx, cwd, live.Options{Agent: p.Name, Wait: opts.wait, DeferAllow: opts.deferAllow, Log: hookLogger()})
+	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
+		return live.Open(ctx, cwd, live.Options{Agent: p.Name, Classify: classify, Wait: opts.wait,
+			DeferAllow: opts.deferAllow, Log: hookLogger()})
 	}
 	if err := claude.Run(ctx, p, opts.stdin, opts.stdout, open); err != nil {
 		return &exitError{exitHookRefused, "hook: " + oneLine(err.Error())}

@@ -13,8 +13,9 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/install"
 )
 
-// Opener opens the hook core of the project that holds cwd.
-type Opener func(ctx context.Context, cwd string) (*hook.Core, error)
+// Opener opens the hook core of the project that holds cwd; classify is
+// set for the events that decide (PreToolUse), which need the policy.
+type Opener func(ctx context.Context, cwd string, classify bool) (*hook.Core, error)
 
 // Run answers one hook event read from stdin, writing the answer (if any)
 // to stdout. On any error the caller must exit 2 with the error as one
@@ -39,7 +40,7 @@ func Run(ctx context.Context, p Profile, stdin io.Reader, stdout io.Writer, open
 	default:
 		return fmt.Errorf("%q: %w", in.HookEventName, ErrUnknownEvent)
 	}
-	core, err := open(ctx, cwd)
+	core, err := open(ctx, cwd, in.HookEventName == PreToolUse)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func opener(p hooktest.Policy, decide func(*queue.Request) *queue.Result) Opener {
-	return func(_ context.Context, cwd string) (*hook.Core, error) {
+	return func(_ context.Context, cwd string, _ bool) (*hook.Core, error) {
 		q := &hooktest.Queue{Decide: decide}
 		return &hook.Core{Folder: folder.Folder{Root: cwd}, Policy: p,
 			Queue: func() (hook.Queue, error) { return q, nil }, Audit: &hooktest.Audit{}, Originals: &hooktest.Originals{}}, nil
@@ -77,8 +77,8 @@ func TestRunAnswers(t *testing.T) {
 }
 
 func TestRunFailsClosed(t *testing.T) {
-	panicky := func(context.Context, string) (*hook.Core, error) { panic("boom") }
-	failing := func(context.Context, string) (*hook.Core, error) { return nil, errors.New("no policy") }
+	panicky := func(context.Context, string, bool) (*hook.Core, error) { panic("boom") }
+	failing := func(context.Context, string, bool) (*hook.Core, error) { return nil, errors.New("no policy") }
 	ok := opener(all(policy.Allow), nil)
 	tests := []struct {
 		name, in string

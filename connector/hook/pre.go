@@ -15,6 +15,9 @@ import (
 // reasons, or escalate to a human and wait. An error means the hook could
 // not decide; the adapter must fail closed on it.
 func (c *Core) PreToolUse(ctx context.Context, call *Call) (*Outcome, error) {
+	if c.Policy == nil {
+		return nil, errors.New("bug: the hook core has no policy")
+	}
 	d := c.Classify(call)
 	switch d.Decision {
 	case policy.Allow:

@@ -24,6 +24,9 @@ import (
 type Options struct {
 	// Agent names the actor in the audit log ("hook:AGENT").
 	Agent string
+	// Classify loads the policy. Only a PreToolUse event decides anything;
+	// the other events only record or brief, and skip the policy's cost.
+	Classify bool
 	// Wait overrides the policy's hook.wait when not zero.
 	Wait time.Duration
 	// DeferAllow makes allowed calls defer to the agent's own prompts.
@@ -45,21 +48,15 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	if err != nil {
 		return nil, fmt.Errorf("per-user state: %w (run `sandbox init` once)", err)
 	}
-	eng, warns, err := policy.Load(f, st, log)
-	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	for _, w := range warns {
-		log.Warn("policy", "warning", w)
-	}
-	wait := o.Wait
-	if p := eng.Policy(); wait == 0 && p != nil {
-		wait = p.Hook.Wait
-	}
 	core := &hook.Core{
-		Folder: f, Policy: eng, Log: log,
+		Folder: f, Log: log,
 		Originals: originals.Open(f),
-		Options:   hook.Options{Wait: wait, DeferAllow: o.DeferAllow},
+		Options:   hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow},
+	}
+	if o.Classify {
+		if err := loadPolicy(core, st); err != nil {
+			return nil, err
+		}
 	}
 	core.Queue = func() (hook.Queue, error) {
 		q, err := queue.Open(f, queue.WithLogger(log))
@@ -71,6 +68,23 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	}
 	core.Audit = &recorder{f: f, st: st, actor: "hook:" + o.Agent, core: core}
 	return core, nil
+}
+
+// loadPolicy gives core the folder's accepted policy, and the policy's
+// hook wait unless the caller set one.
+func loadPolicy(core *hook.Core, st *userstate.State) error {
+	eng, warns, err := policy.Load(core.Folder, st, core.Logger())
+	if err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	for _, w := range warns {
+		core.Logger().Warn("policy", "warning", w)
+	}
+	core.Policy = eng
+	if p := eng.Policy(); core.Options.Wait == 0 && p != nil {
+		core.Options.Wait = p.Hook.Wait
+	}
+	return nil
 }
 
 // keeper waits without withdrawing: a hook that stops waiting leaves the

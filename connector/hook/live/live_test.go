@@ -44,7 +44,7 @@ func gitStatus(dir string) *hook.Call {
 
 func TestOpenClassifiesWithTheAcceptedPolicy(t *testing.T) {
 	dir := project(t)
-	core, err := Open(context.Background(), filepath.Join(dir), Options{Agent: "claude"})
+	core, err := Open(context.Background(), filepath.Join(dir), Options{Agent: "claude", Classify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func BenchmarkHookAllowed(b *testing.B) {
 	dir := project(b)
 	ctx := context.Background()
 	for b.Loop() {
-		core, err := Open(ctx, dir, Options{Agent: "claude"})
+		core, err := Open(ctx, dir, Options{Agent: "claude", Classify: true})
 		if err != nil {
 			b.Fatal(err)
 		}
