@@ -51,6 +51,7 @@ func newDoctorCmd() *cobra.Command {
 func runDoctor(_ context.Context, opts *doctorOptions) error {
 	var checks []check
 	checks = append(checks, systemChecks()...)
+	checks = append(checks, jailLayers()...)
 	checks = append(checks, stateCheck())
 	checks = append(checks, agentChecks()...)
 	if opts.json {

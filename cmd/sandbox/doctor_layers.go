@@ -11,7 +11,7 @@ func jailLayers() []check {
 		out = append(out, check{Area: "jail", Name: string(l.Layer), Status: string(l.Status), Detail: l.Detail})
 	}
 	for _, n := range r.Notes {
-		out = append(out, check{Area: "jail", Name: "note", Status: statusOK, Detail: n})
+		out = append(out, check{Area: "jail", Name: "note", Status: "info", Detail: n})
 	}
 	return out
 }
