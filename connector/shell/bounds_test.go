@@ -44,6 +44,8 @@ func TestBadInput(t *testing.T) {
 		"line separator":     "ls\u2028rm",
 		"C1 control":         "echo \u009bx",
 		"huge heredoc":       "cat <<X\n" + strings.Repeat("line $(ls)\n", 5000) + "X\nrm",
+		"brace words":        strings.Repeat("echo {a,b}{c,d}{e,f}{g,h}{i,j}{k,l} ", 5000),
+		"nested loops":       strings.Repeat("for x in a; do ", 90) + strings.Repeat("ls;", 20000) + strings.Repeat(" done;", 90),
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -104,5 +106,21 @@ func TestShellDepthCap(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no depth escalation: %q", briefs(effects))
+	}
+}
+
+// TestPathologicalBounded runs inputs whose naive analysis is exponential
+// or quadratic; the go test timeout bounds them.
+func TestPathologicalBounded(t *testing.T) {
+	for _, in := range []string{
+		"echo " + strings.Repeat("@(a|b|c)", 40),
+		"echo ." + strings.Repeat("?(a|b)", 40),
+		"echo " + strings.Repeat("{a,", 3000) + strings.Repeat("}", 3000),
+		"echo " + strings.Repeat("{1..1}", 5000),
+		"echo " + strings.Repeat("[", 50000),
+		strings.Repeat("$((", 3000) + strings.Repeat("))", 3000),
+	} {
+		effects := Analyze(in, testOpts)
+		checkWellFormed(t, in[:20], effects)
 	}
 }

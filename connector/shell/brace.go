@@ -8,7 +8,7 @@ const (
 	maxAlts       = 64
 	maxAltBytes   = 16 << 10
 	maxBraceToks  = 4096
-	maxBraceSteps = 1024
+	maxBraceSteps = 256
 )
 
 // expandBraces performs bash brace expansion on unquoted braces. It reports

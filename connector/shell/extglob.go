@@ -6,6 +6,32 @@ import "strings"
 // by their alternatives, for matching. *(...), +(...) and !(...) stay
 // stars (an over-approximation), as does anything beyond maxAlts.
 func expandExt(comp []seg, from int) [][]seg {
+	if !hasExt(comp) {
+		return [][]seg{comp}
+	}
+	budget := maxAlts
+	out, ok := expandExtBudget(comp, from, &budget)
+	if !ok {
+		return [][]seg{comp}
+	}
+	return out
+}
+
+func hasExt(comp []seg) bool {
+	for _, s := range comp {
+		if s.ext != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// expandExtBudget expands while budget (calls and results) lasts.
+func expandExtBudget(comp []seg, from int, budget *int) ([][]seg, bool) {
+	*budget--
+	if *budget < 0 {
+		return nil, false
+	}
 	for i := from; i < len(comp); i++ {
 		ext := comp[i].ext
 		if ext == "" || ext[0] != '@' && ext[0] != '?' || strings.ContainsAny(ext[1:], "()") {
@@ -17,15 +43,17 @@ func expandExt(comp []seg, from int) [][]seg {
 		}
 		var out [][]seg
 		for _, a := range alts {
-			next := append(append(append([]seg(nil), comp[:i]...), patternSegs(a)...), comp[i+1:]...)
-			out = append(out, expandExt(next, i+len(patternSegs(a)))...)
-			if len(out) > maxAlts {
-				return [][]seg{comp}
+			segs := patternSegs(a)
+			next := append(append(append([]seg(nil), comp[:i]...), segs...), comp[i+1:]...)
+			more, ok := expandExtBudget(next, i+len(segs), budget)
+			if !ok || len(out)+len(more) > maxAlts {
+				return nil, false
 			}
+			out = append(out, more...)
 		}
-		return out
+		return out, true
 	}
-	return [][]seg{comp}
+	return [][]seg{comp}, true
 }
 
 // patternSegs reads a glob pattern where every character may be special.

@@ -22,10 +22,16 @@ func toSegs(toks []tok, v *wordVal) []seg {
 			b.push(segQuest, "?")
 			v.glob = true
 		case t.kind == tkMeta && t.b == '[':
-			if end, body, ok := classEnd(toks, i); ok {
+			end, body, res := classEnd(toks, i)
+			switch res {
+			case classFound:
 				b.push(segClass, body)
 				v.glob = true
 				i = end
+				continue
+			case classTooLong:
+				b.push(segQuest, "?") // may be a class: over-approximate
+				v.glob = true
 				continue
 			}
 			b.lit(t.b)
@@ -87,9 +93,37 @@ func (b *segBuilder) tilde(toks []tok) int {
 	return end
 }
 
+// maxClass bounds the scan for the ] of a bracket expression, so that a
+// word of many [ stays linear.
+const maxClass = 256
+
+type classResult int
+
+const (
+	classNone    classResult = iota // a literal [
+	classFound                      // a bracket expression
+	classTooLong                    // the scan gave up
+)
+
 // classEnd finds the ] closing the bracket expression that opens at i. The
 // body keeps a leading ! or ^ (negation) and is reported as written.
-func classEnd(toks []tok, i int) (end int, body string, ok bool) {
+func classEnd(toks []tok, i int) (int, string, classResult) {
+	if len(toks)-i > maxClass {
+		toks = toks[:i+maxClass]
+		end, body, ok := classScan(toks, i)
+		if !ok {
+			return 0, "", classTooLong
+		}
+		return end, body, classFound
+	}
+	end, body, ok := classScan(toks, i)
+	if !ok {
+		return 0, "", classNone
+	}
+	return end, body, classFound
+}
+
+func classScan(toks []tok, i int) (end int, body string, ok bool) {
 	j := i + 1
 	if j < len(toks) && toks[j].kind == tkMeta && (toks[j].b == '!' || toks[j].b == '^') {
 		j++

@@ -9,9 +9,27 @@ import (
 
 // analyzer collects the effects of one Analyze call, across nested shells.
 type analyzer struct {
-	opts    Options
-	effects []Effect
-	full    bool // MaxEffects reached; further effects are dropped
+	opts      Options
+	effects   []Effect
+	full      bool // MaxEffects reached; further effects are dropped
+	work      int  // units of work spent (nodes, word bytes, matches)
+	exhausted bool // maxWork reached: the walk stopped
+}
+
+// maxWork bounds the total work of one analysis, whatever the input.
+const maxWork = 1 << 22
+
+// spend counts work; false once the budget is gone (reported once).
+func (a *analyzer) spend(n int, src string) bool {
+	a.work += n
+	if a.work <= maxWork {
+		return true
+	}
+	if !a.exhausted {
+		a.exhausted = true
+		a.opaqueSrc(src, "script too costly to analyse")
+	}
+	return false
 }
 
 func newAnalyzer(opts Options) *analyzer {

@@ -64,8 +64,11 @@ func (w *walker) stmt(s *syntax.Stmt, d int) cwdState {
 	return fail
 }
 
-// enter bounds the nesting depth.
+// enter bounds the nesting depth and the total work.
 func (w *walker) enter(n syntax.Node, d int) bool {
+	if w.a.exhausted || !w.a.spend(1, "") {
+		return false
+	}
 	if d <= maxDepth {
 		return true
 	}

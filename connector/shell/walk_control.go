@@ -26,7 +26,7 @@ func (w *walker) ifClause(c *syntax.IfClause, d int) cwdState {
 // loopStart is the directory a loop body starts in: unknown when the loop
 // may change it, since later iterations start wherever earlier ones left.
 func (w *walker) loopStart(n syntax.Node) {
-	if mayChangeDir(n) {
+	if w.mayChangeDir(n) {
 		w.cwd = merge(w.cwd, unknownCwd)
 	}
 }
@@ -107,11 +107,13 @@ func (w *walker) coproc(c *syntax.CoprocClause, d int) {
 }
 
 // mayChangeDir reports whether n contains a command that could be cd,
-// pushd or popd (or whose name is not literal).
-func mayChangeDir(n syntax.Node) bool {
+// pushd or popd (or whose name is not literal). The nodes it visits count
+// as work: nested loops visit their bodies again.
+func (w *walker) mayChangeDir(n syntax.Node) bool {
 	found := false
 	syntax.Walk(n, func(n syntax.Node) bool {
-		if found {
+		if found || !w.a.spend(1, "") {
+			found = true
 			return false
 		}
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {

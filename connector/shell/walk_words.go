@@ -20,6 +20,9 @@ func (w *walker) word(word *syntax.Word, d int, protect bool) wordVal {
 		w.wordPart(p, d+1)
 	}
 	v := evalWord(word, w.src)
+	if !w.a.spend(v.cost(), v.src) {
+		return v
+	}
 	if v.opaque != "" {
 		w.opaque(word, v.opaque)
 	}

@@ -36,6 +36,15 @@ type wordVal struct {
 	opaque      string  // a part the evaluator does not know, if any
 }
 
+// cost is the work units a word's evaluation and checks take.
+func (v *wordVal) cost() int {
+	n := len(v.src)
+	for _, a := range v.alts {
+		n += len(a)
+	}
+	return n * (1 + len(v.alts))
+}
+
 // literal returns the word's value when it is one static string.
 func (v *wordVal) literal() (string, bool) {
 	if v.dynamic || v.glob || v.tooBig || len(v.alts) != 1 {
