@@ -100,6 +100,9 @@ func (w *walker) run(argv []Word, c cmdCtx) {
 		return
 	}
 	w.exec(argv, c)
+	if c.open && optionSensitive[key] && !hasDashDash(argv) {
+		w.a.opaqueSrc(c.src, "arguments xargs appends could be options of "+key+" that run programs or choose what it writes")
+	}
 	if h := tools[key]; h != nil {
 		h(w, argv, c)
 	} else if spec := interpreterFor(key); spec != nil {
@@ -221,4 +224,25 @@ func (a *analyzer) analyzeArgv(argv []string) {
 	}
 	w.run(words, cmdCtx{src: src, argvMode: true})
 	w.finish()
+}
+
+// optionSensitive are tools with options that run programs or choose
+// what they write: arguments of unknown value must not reach their option
+// parser (xargs input, a leading glob).
+var optionSensitive = map[string]bool{
+	"sed": true, "awk": true, "gawk": true, "mawk": true, "nawk": true, "find": true,
+	"git": true, "rg": true, "tar": true, "bsdtar": true, "rsync": true, "man": true,
+	"less": true, "sort": true, "make": true, "gmake": true, "npm": true, "pnpm": true,
+	"yarn": true, "npx": true, "go": true, "cargo": true, "cp": true, "mv": true,
+	"ln": true, "install": true, "curl": true, "wget": true, "sqlite3": true, "deno": true,
+	"bat": true, "tree": true, "env": true, "xargs": true,
+}
+
+func hasDashDash(argv []Word) bool {
+	for _, a := range argv[1:] {
+		if a.Text == "--" && !a.Dynamic {
+			return true
+		}
+	}
+	return false
 }

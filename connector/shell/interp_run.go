@@ -37,8 +37,10 @@ func (s *interpSpec) program(args []Word) progKind {
 		a := args[i]
 		t := a.Text
 		switch {
-		case a.Dynamic:
+		case a.Dynamic && mayBeOption(a):
 			return progDynamic
+		case a.Dynamic:
+			return progFile
 		case knownOption(s.infoOpts, t):
 			return progNone
 		case t == "-":

@@ -33,7 +33,7 @@ func parseArgs(args []Word, spec *optSpec) parsedArgs {
 		t := a.Text
 		switch {
 		case a.Dynamic:
-			p.dynamic = true
+			p.dynamic = p.dynamic || mayBeOption(a)
 			if spec.posixStop {
 				p.rest = i
 				p.operands = args[i:]
@@ -95,6 +95,27 @@ func (p *parsedArgs) short(args []Word, i int, spec *optSpec) int {
 		p.opts = append(p.opts, option{name: name})
 	}
 	return i
+}
+
+// mayBeOption reports whether a dynamic word's value could start with -
+// (or +): a glob or expansion at its start can expand to a name such as
+// --checkpoint-action=exec=sh or -e (wildcard injection). A word that
+// starts with fixed text (./*.go, src/$f, "dir/$x") cannot.
+func mayBeOption(a Word) bool {
+	t := a.Text
+	if !a.Dynamic {
+		return strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")
+	}
+	if !a.Glob && t != "" && (t[0] == '"' || t[0] == '\'') {
+		t = t[1:] // the source of a quoted word: look at what it starts with
+	}
+	if t == "" {
+		return true
+	}
+	if t[0] == '\\' {
+		return len(t) < 2 || t[1] == '-' || t[1] == '+'
+	}
+	return strings.IndexByte("$`\"'{~*?[-+@!", t[0]) >= 0
 }
 
 // longTakesArg reports whether --name (possibly abbreviated) takes an

@@ -36,7 +36,7 @@ func shellWrapper(w *walker, argv []Word, c cmdCtx) {
 		w.nestedShell(body.Text, c.wrapped(name+" -c"), name == "zsh")
 	case sa.cmdString:
 		w.exec(argv, c)
-	case len(sa.operands) > 0 && sa.operands[0].Dynamic:
+	case len(sa.operands) > 0 && mayBeOption(sa.operands[0]) && sa.operands[0].Dynamic:
 		w.exec(argv, c)
 		w.a.opaqueSrc(c.src, name+" has an argument of unknown value that could be -c")
 	case len(sa.operands) == 0 || sa.stdin:

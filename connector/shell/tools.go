@@ -31,6 +31,12 @@ type toolSpec struct {
 	what        string   // "reads", "writes" prefix for reasons
 }
 
+// sensitive reports a tool whose options run programs or choose the
+// files it writes.
+func (s *toolSpec) sensitive() bool {
+	return len(s.opaqueOpts) > 0 || len(s.writeOpts) > 0 || len(s.linkOpts) > 0
+}
+
 var tools map[string]handler
 
 func init() {
@@ -57,9 +63,7 @@ func init() {
 func (w *walker) applySpec(s *toolSpec, argv []Word, c cmdCtx) {
 	name := baseName(argv[0].Text)
 	p := parseArgs(argv[1:], &s.opts)
-	if w.opaqueOptions(s, p, name, c) {
-		return
-	}
+	w.opaqueOptions(s, p, name, c)
 	w.optionFiles(s, p, name, c)
 	files := p.operands
 	if s.pattern && !p.has(s.patternOpts...) && len(files) > 0 {
@@ -75,9 +79,10 @@ func (w *walker) applySpec(s *toolSpec, argv []Word, c cmdCtx) {
 }
 
 // opaqueOptions reports (and adds Opaque for) options that run programs;
-// with such a tool, any argument of unknown value could be one of them.
+// with a tool whose options run programs or choose what it writes, an
+// argument of unknown value could be one of them.
 func (w *walker) opaqueOptions(s *toolSpec, p parsedArgs, name string, c cmdCtx) bool {
-	if len(s.opaqueOpts) == 0 {
+	if !s.sensitive() {
 		return false
 	}
 	found := false

@@ -54,7 +54,7 @@ func npmTool(w *walker, argv []Word, c cmdCtx) {
 func goTool(w *walker, argv []Word, c cmdCtx) {
 	args := argv[1:]
 	for i, a := range args {
-		if a.Dynamic {
+		if a.Dynamic && mayBeOption(a) {
 			w.a.opaqueSrc(c.src, "go has an argument of unknown value that could be a dangerous flag")
 			return
 		}
@@ -86,7 +86,7 @@ func goTool(w *walker, argv []Word, c cmdCtx) {
 // cargoTool: --config can set runners and linkers.
 func cargoTool(w *walker, argv []Word, c cmdCtx) {
 	for _, a := range argv[1:] {
-		if a.Dynamic {
+		if a.Dynamic && mayBeOption(a) {
 			w.a.opaqueSrc(c.src, "cargo has an argument of unknown value that could be --config")
 			return
 		}

@@ -21,15 +21,13 @@ var findGlobPredicates = map[string]bool{
 // -fprint* write; name patterns are checked against protected names.
 func findTool(w *walker, argv []Word, c cmdCtx) {
 	args := argv[1:]
-	for _, a := range args {
-		if a.Dynamic {
+	i := skipFindOptions(args)
+	var starts []Word
+	for ; i < len(args) && !isFindExprStart(args[i]); i++ {
+		if mayBeOption(args[i]) {
 			w.a.opaqueSrc(c.src, "find has an argument of unknown value that could be an action such as -exec or -delete")
 			return
 		}
-	}
-	i := skipFindOptions(args)
-	var starts []Word
-	for ; i < len(args) && !isFindExprStart(args[i].Text); i++ {
 		starts = append(starts, args[i])
 	}
 	if len(starts) == 0 {
@@ -41,7 +39,7 @@ func findTool(w *walker, argv []Word, c cmdCtx) {
 
 func skipFindOptions(args []Word) int {
 	i := 0
-	for i < len(args) {
+	for i < len(args) && !args[i].Dynamic {
 		switch t := args[i].Text; {
 		case t == "-H" || t == "-L" || t == "-P" || len(t) > 2 && t[:2] == "-O":
 			i++
@@ -54,13 +52,18 @@ func skipFindOptions(args []Word) int {
 	return i
 }
 
-func isFindExprStart(t string) bool {
-	return len(t) > 1 && t[0] == '-' || t == "(" || t == ")" || t == "!" || t == ","
+func isFindExprStart(a Word) bool {
+	t := a.Text
+	return !a.Dynamic && (len(t) > 1 && t[0] == '-' || t == "(" || t == ")" || t == "!" || t == ",")
 }
 
 func (w *walker) findExpr(expr, starts []Word, c cmdCtx) {
 	for i := 0; i < len(expr); i++ {
 		t := expr[i].Text
+		if expr[i].Dynamic {
+			w.a.opaqueSrc(c.src, "find has an argument of unknown value that could be an action such as -exec or -delete")
+			return
+		}
 		switch t {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			w.a.opaqueSrc(c.src, "find "+t+" runs a command on each match")
@@ -79,7 +82,7 @@ func (w *walker) findExpr(expr, starts []Word, c cmdCtx) {
 			}
 		default:
 			if findArgPredicates[t] && i+1 < len(expr) {
-				if findGlobPredicates[t] {
+				if findGlobPredicates[t] && !expr[i+1].Dynamic {
 					w.protectGlob(expr[i+1].Text, c.src)
 				}
 				i++

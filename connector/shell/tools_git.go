@@ -112,7 +112,7 @@ func parseGitArgs(args []Word) gitParsed {
 		t := args[i].Text
 		switch {
 		case args[i].Dynamic:
-			g.dynamic = true
+			g.dynamic = g.dynamic || mayBeOption(args[i])
 			g.operands = append(g.operands, args[i])
 		case t == "--":
 			g.operands = append(g.operands, args[i+1:]...)
