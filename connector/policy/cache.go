@@ -20,7 +20,7 @@ import (
 const (
 	cacheName    = "accepted-policy.cache"
 	cacheDomain  = "sandbox policy-cache v1"
-	cacheVersion = "2" // 2: settings carry the shims list
+	cacheVersion = "3" // 2: shims; 3: every non-rule field of Policy as JSON
 )
 
 var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
@@ -29,13 +29,7 @@ var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
 // the non-rule settings as JSON, then one line per rule with
 // tab-separated, quoted fields.
 func encodeCache(p *Policy) ([]byte, error) {
-	settings, err := json.Marshal(struct {
-		Version int
-		Limits  Limits
-		Broker  Broker
-		Hook    Hook
-		Shims   []string
-	}{p.Version, p.Limits, p.Broker, p.Hook, p.Shims})
+	settings, err := json.Marshal(settingsOf(p))
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +55,15 @@ func encodeCache(p *Policy) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// settingsOf is p without its rules and provenance: every other field of
+// Policy (limits, broker, hook, shims and whatever later issues add) goes
+// through JSON, so the cache never drops a setting.
+func settingsOf(p *Policy) *Policy {
+	s := *p
+	s.File, s.SHA256, s.Rules, s.CI = "", "", nil, nil
+	return &s
+}
+
 // decodeCache rebuilds the policy whose bytes hash to sha.
 func decodeCache(data []byte, file, sha string) (*Policy, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -84,16 +87,13 @@ func (p *Policy) decodeCacheLine(line string) error {
 	kind, rest, _ := strings.Cut(line, "\t")
 	switch kind {
 	case "S":
-		s := struct {
-			Version int
-			Limits  *Limits
-			Broker  *Broker
-			Hook    *Hook
-			Shims   []string
-		}{Limits: &p.Limits, Broker: &p.Broker, Hook: &p.Hook}
-		err := json.Unmarshal([]byte(rest), &s)
-		p.Version, p.Shims = s.Version, s.Shims
-		return err
+		var s Policy
+		if err := json.Unmarshal([]byte(rest), &s); err != nil {
+			return err
+		}
+		s.File, s.SHA256, s.Rules, s.CI = p.File, p.SHA256, p.Rules, p.CI
+		*p = s
+		return nil
 	case "R":
 		return p.decodeCacheRule(strings.Split(rest, "\t"))
 	}
