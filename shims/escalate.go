@@ -1,0 +1,142 @@
+package shims
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+)
+
+// MaxWait bounds how long a shim waits for a decision: a request still
+// pending then is withdrawn. It is the queue's expiry.
+var MaxWait = queue.DefaultExpiry
+
+// escalate submits call as a request and stands in for the command while
+// an approver decides and the broker runs it: it streams the output and
+// returns the exit code. SIGINT, SIGTERM and SIGHUP withdraw a request
+// that is still pending.
+func (s *site) escalate(call []string, cwd string, d policy.Decision) int {
+	stdin, note := captureStdin(os.Stdin)
+	req := &queue.Request{
+		Kind: queue.KindShell, Shell: &queue.ShellPayload{Argv: call, Stdin: stdin},
+		Cwd: cwd, Source: queue.SourceShim, Agent: os.Getenv(EnvAgent), Session: os.Getenv(EnvSession),
+		Justification: note, PolicyReasons: clip(d.Reasons),
+	}
+	if note != "" {
+		fmt.Fprintf(os.Stderr, "sandbox: %s\n", note)
+	}
+	q, err := queue.Open(s.folder)
+	if err != nil {
+		return refuse("`%s` needs approval, but the queue cannot be opened: %v", show(call), err)
+	}
+	id, err := q.SubmitDirect(context.Background(), req)
+	if err != nil {
+		return refuse("`%s` needs approval, but the request could not be made: %v", show(call), err)
+	}
+	if os.Getenv(EnvCI) != "1" {
+		fmt.Fprintf(os.Stderr, "sandbox: `%s` needs a human's approval (request %s); waiting for `sandbox watch` (Ctrl-C withdraws)\n", show(call), id)
+	}
+	return s.follow(q, id, call)
+}
+
+// follow waits for id's result, streaming its output, and maps the
+// result to an exit code.
+func (s *site) follow(q *queue.Queue, id string, call []string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), MaxWait)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var got os.Signal
+	go func() {
+		select {
+		case got = <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	res, err := approver.Follow(ctx, q, id, os.Stdout, os.Stderr, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil && ctx.Err() != nil {
+		return s.stopWaiting(q, id, call, got)
+	}
+	if err != nil {
+		return refuse("`%s`: waiting for request %s: %v", show(call), id, err)
+	}
+	return outcome(res, call)
+}
+
+// stopWaiting withdraws id after a signal or MaxWait.
+func (s *site) stopWaiting(q *queue.Queue, id string, call []string, sig os.Signal) int {
+	code, why := ExitRefused, fmt.Sprintf("nobody decided within %s", MaxWait)
+	if sig != nil {
+		code, why = 128+signalNumber(sig), "interrupted ("+sig.String()+")"
+	}
+	res, err := withdraw(q, id, "the shim was "+why+" before anyone decided")
+	switch {
+	case err == nil && res != nil && res.Decision != queue.Withdrawn:
+		fmt.Fprintf(os.Stderr, "sandbox: `%s` %s, but request %s was already %s; see `sandbox result %s`\n", show(call), why, id, res.Decision, id)
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "sandbox: `%s` %s; request %s was not withdrawn: %v\n", show(call), why, id, err)
+	default:
+		fmt.Fprintf(os.Stderr, "sandbox: `%s` %s; request %s withdrawn\n", show(call), why, id)
+	}
+	return code
+}
+
+// outcome prints what a result means for the caller and returns the
+// exit code.
+func outcome(res *queue.Result, call []string) int {
+	switch res.Decision {
+	case queue.Approved:
+		if res.ExitCode != nil {
+			return *res.ExitCode
+		}
+		return 0
+	case queue.Denied:
+		who := res.Approver.User
+		if res.Approver.Surface == approver.SurfaceCI {
+			who = "CI mode (no human)"
+		}
+		return refuse("`%s` was denied by %s: %s", show(call), who, orNone(res.Reason))
+	case queue.Failed:
+		return refuse("`%s` was approved but could not run: %s", show(call), orNone(res.Reason))
+	}
+	return refuse("`%s` was not run: %s (%s)", show(call), res.Decision, orNone(res.Reason))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
+}
+
+// clip bounds the policy reasons a request carries (the queue's limits).
+func clip(reasons []string) []string {
+	if len(reasons) > 64 {
+		reasons = reasons[:64]
+	}
+	out := make([]string, len(reasons))
+	for i, r := range reasons {
+		if len(r) > 2000 {
+			r = strings.ToValidUTF8(r[:2000], "")
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func signalNumber(sig os.Signal) int {
+	if n, ok := sig.(syscall.Signal); ok {
+		return int(n)
+	}
+	return 2
+}

@@ -1,0 +1,7 @@
+//go:build linux
+
+package shims
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios = unix.TCGETS
