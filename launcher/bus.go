@@ -1,0 +1,249 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/shims"
+)
+
+// BusOptions wire one run to its folder's bus.
+type BusOptions struct {
+	Folder folder.Folder
+	// State is the per-user state (default: userstate.Open(true)).
+	State *userstate.State
+	// Agent names the agent, for the requests (default: the command's
+	// base name).
+	Agent string
+	// CI makes the supervisor the approver of its own run's requests,
+	// deciding by the policy's ci: section (see CIApprover).
+	CI bool
+	// Exe is the sandbox binary the shims link to (default: this
+	// executable).
+	Exe string
+	// NetWait bounds a connection's wait for a human (DefaultNetWait).
+	NetWait time.Duration
+	Logger  *slog.Logger
+}
+
+// Bus is a run's side of the folder bus: the PATH shims and their policy
+// cache, the proxy's PolicyDecider, the withdrawals that jailed shims ask
+// for, and in CI mode the CI approver. Open it before Run, Apply it to
+// the run's Options, Serve it while the run lasts, Close it after.
+type Bus struct {
+	f       folder.Folder
+	st      *userstate.State
+	q       *queue.Queue
+	audit   *audit.Log
+	session string
+	agent   string
+	names   []string
+	log     *slog.Logger
+	decider *PolicyDecider
+	ci      *CIApprover // nil unless CI mode
+
+	mu      sync.Mutex
+	cacheOf string // guarded by mu: the policy hash the shim cache holds
+}
+
+// OpenBus installs the shims and their policy cache and prepares the
+// decider (and the CI approver).
+func OpenBus(o BusOptions) (b *Bus, err error) {
+	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	if b.st == nil {
+		if b.st, err = userstate.Open(true); err != nil {
+			return nil, err
+		}
+	}
+	if b.q, err = queue.Open(b.f, queue.WithLogger(b.log)); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			b.Close()
+		}
+	}()
+	if b.audit, err = audit.Open(b.f, b.st, audit.WithLogger(b.log)); err != nil {
+		return nil, err
+	}
+	b.session = "run-" + queue.NewID()
+	e, err := b.load()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.installShims(o.Exe, e); err != nil {
+		return nil, err
+	}
+	b.decider = &PolicyDecider{load: b.load, q: b.q, audit: b.audit, root: b.f.Root,
+		session: b.session, agent: b.agent, wait: cmpDuration(o.NetWait, DefaultNetWait), log: b.log}
+	if o.CI {
+		b.ci = newCIApprover(b)
+		if err := b.ci.open(); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// load reads the accepted policy and keeps the shims' cache current.
+func (b *Bus) load() (*policy.Engine, error) {
+	e, warns, err := policy.Load(b.f, b.st, b.log)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		b.log.Warn("policy", "warning", w)
+	}
+	b.refreshCache(e)
+	return e, nil
+}
+
+// refreshCache rewrites the shim policy cache when the accepted policy
+// changed (a human accepted a new one during the run).
+func (b *Bus) refreshCache(e *policy.Engine) {
+	var p *policy.Policy
+	if e.Status() != policy.StatusNothingAccepted {
+		p = e.Policy()
+	}
+	hash := ""
+	if p != nil {
+		hash = p.SHA256
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cacheOf == hash && hash != "" {
+		return
+	}
+	if err := shims.WriteCache(b.f.Shims(), p); err != nil {
+		b.log.Warn("shim policy cache", "err", err)
+		return
+	}
+	b.cacheOf = hash
+}
+
+// installShims links the policy's shims (or the default list).
+func (b *Bus) installShims(exe string, e *policy.Engine) error {
+	b.names = shims.Default
+	if e.Status() != policy.StatusNothingAccepted && e.Policy().Shims != nil {
+		b.names = e.Policy().Shims
+	}
+	if exe == "" {
+		p, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("shims: %w", err)
+		}
+		if exe, err = filepath.EvalSymlinks(p); err != nil {
+			return fmt.Errorf("shims: %w", err)
+		}
+	}
+	return shims.Install(b.f.Shims(), exe, b.names)
+}
+
+// Session is the run's session id, carried by its requests.
+func (b *Bus) Session() string { return b.session }
+
+// Decider is the proxy's NetDecider for this run.
+func (b *Bus) Decider() *PolicyDecider { return b.decider }
+
+// CI is the CI approver (nil unless CI mode).
+func (b *Bus) CI() *CIApprover { return b.ci }
+
+// Apply sets o's Decider, ShimDir, CI flag and the jail's environment for
+// the shims.
+func (b *Bus) Apply(o *Options) {
+	o.Decider, o.ShimDir, o.CI = b.decider, b.f.Shims(), b.ci != nil
+	agent := b.agent
+	if agent == "" {
+		agent = agentName(o)
+	}
+	var extra []string
+	for _, n := range b.names {
+		if !slices.Contains(shims.Default, n) {
+			extra = append(extra, n)
+		}
+	}
+	set := map[string]string{
+		shims.EnvSession: b.session, shims.EnvDir: b.f.Shims(), shims.EnvAgent: agent,
+		shims.EnvNames: strings.Join(extra, ","),
+	}
+	env := make([]string, 0, len(baseEnv(o))+len(set))
+	for _, kv := range baseEnv(o) {
+		if k, _, _ := strings.Cut(kv, "="); !isSet(set, k) {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range []string{shims.EnvSession, shims.EnvDir, shims.EnvAgent, shims.EnvNames} {
+		env = append(env, k+"="+set[k])
+	}
+	o.Env = env
+}
+
+func isSet(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+// Serve runs the supervisor's side of the bus until ctx ends: it
+// withdraws what jailed shims ask to withdraw and, in CI mode, decides
+// the run's requests. It returns when every decision it started is done.
+func (b *Bus) Serve(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		shims.ServeWithdrawals(ctx, b.q, b.session, b.log)
+	}()
+	if b.ci != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.ci.Serve(ctx)
+		}()
+	}
+	wg.Wait()
+	b.withdrawLeftovers()
+}
+
+// withdrawLeftovers withdraws the run's requests that are still pending
+// when it ends: their shims died with the jail, nobody waits for them.
+func (b *Bus) withdrawLeftovers() {
+	reqs, _ := b.q.Pending()
+	for _, r := range reqs {
+		if r.Session == b.session {
+			err := b.q.Withdraw(r.ID, "the run ended before anyone decided")
+			b.log.Info("withdrew a request of the ended run", "id", r.ID, "err", err)
+		}
+	}
+}
+
+// Close releases the queue and the audit log.
+func (b *Bus) Close() error {
+	var errs []error
+	if b.audit != nil {
+		errs = append(errs, b.audit.Close())
+	}
+	if b.q != nil {
+		errs = append(errs, b.q.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func cmpDuration(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
