@@ -23,6 +23,8 @@ type runOptions struct {
 	agent         string
 	writable      []string
 	allowHosts    []string
+	report        string // CI mode: write the summary as JSON here
+	failOnDeny    bool   // CI mode: exit non-zero when an escalation was denied
 	argv          []string
 	stdin         io.Reader
 	stdout        io.Writer
@@ -53,6 +55,8 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&opts.agent, "agent", "", "agent profile for writable config dirs (default: the command's name)")
 	f.StringSliceVar(&opts.writable, "write", nil, "extra writable path (repeatable)")
 	f.StringSliceVar(&opts.allowHosts, "allow-host", nil, "let the proxy pass HOST or HOST:PORT (repeatable)")
+	f.StringVar(&opts.report, "report", "", "CI mode: write every escalation and its outcome to FILE as JSON")
+	f.BoolVar(&opts.failOnDeny, "fail-on-deny", false, "CI mode: exit non-zero when any escalation was denied")
 	return cmd
 }
 
@@ -61,9 +65,17 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	rb, err := startRunBus(ctx, opts, &lo) // shims, proxy decisions, CI approver: run_bus.go
+	if err != nil {
+		return err
+	}
 	// Signals go to the jail (the agent decides what Ctrl-C means), so the
 	// root context's cancellation on SIGINT must not kill it.
 	res, err := launcher.Run(context.WithoutCancel(ctx), lo)
+	denied, rerr := rb.finish(res.Code)
+	if rerr != nil {
+		fmt.Fprintln(opts.stderr, "sandbox:", rerr)
+	}
 	var coded interface{ ExitCode() int } // the jail init's 125/126/127
 	switch {
 	case errors.As(err, &coded) && coded.ExitCode() > 0:
@@ -77,6 +89,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	if res.Code != 0 {
 		return exitWith(res.Code)
+	}
+	if denied && opts.failOnDeny {
+		return &exitError{code: exitCIDenied, msg: "--fail-on-deny: an escalation was denied (see the CI summary)"}
 	}
 	return nil
 }

@@ -6,10 +6,12 @@ import (
 	"os"
 
 	"github.com/sandbox-dev/sandbox/launcher"
+	"github.com/sandbox-dev/sandbox/shims"
 )
 
 func main() {
 	launcher.MaybeInit() // when this is `sandbox run`'s jail init, run it and exit
+	shims.MaybeRun()     // when called as a PATH shim (git, npm, curl, ...), run it and exit
 	if len(os.Args) > 1 && os.Args[1] == "hook" {
 		os.Exit(hookMain(os.Args[2:])) // the hot path: see cmd_hook.go
 	}
