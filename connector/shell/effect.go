@@ -4,6 +4,32 @@
 // through redirections or well-known tools; each network destination; and
 // an Opaque effect for anything it cannot see through. The policy engine
 // decides on effects; this package only describes them.
+//
+// What a caller must do with the effects, to fail closed:
+//
+//   - Opaque escalates (or denies), whatever else the script does. It covers
+//     parse errors, unknown syntax, limits (size, depth, effect count, work),
+//     string-evaluating builtins, interpreters given program text, dangerous
+//     options, assignments to variables such as PATH, and arithmetic that
+//     reads a variable of unknown content.
+//   - Protected denies: a word, glob, brace or here-document may name a
+//     protected component (Options.Protected) after expansion.
+//   - An Exec whose Args hold a Dynamic word can run anything that word
+//     expands to, including several words and options: an allow rule should
+//     only match it where it says so. Glob words are Dynamic with Glob set.
+//   - OpenEnded Execs (xargs) get more arguments at run time.
+//   - Write and Read paths are relative to the directory the script starts
+//     in: cd, pushd, env -C and git -C are applied ("cd sub && cat x" reads
+//     sub/x). When a cd makes the directory unknown (cd $d, cd -, popd, a cd
+//     that may have failed, a cd in a loop), a relative path becomes Dynamic
+//     and starts with "$PWD/". A Dynamic path that is a plain glob (Glob
+//     words) is relative like a literal one; other Dynamic paths are unknown.
+//     Relative cd targets are joined as if CDPATH were unset.
+//   - Wrappers and shells are unwrapped only when named bare or by a path in
+//     a system bin directory: ./env or /tmp/x/sh stay ordinary Execs. Tool
+//     and interpreter checks apply by base name, whatever the path.
+//   - Declarations, [[ ]], (( )) and plain assignments produce no Exec: they
+//     are shell syntax, checked here.
 package shell
 
 // Kind says what an Effect does.
