@@ -46,7 +46,7 @@ func (c *statusCache) policy(f folder.Folder, us *userstate.State, log *slog.Log
 }
 
 func (c *statusCache) audit(f folder.Folder, us *userstate.State) AuditStatus {
-	key := fingerprintDir(f.Audit(), ".jsonl")
+	key := "audit;" + fingerprintDir(f.Audit(), ".jsonl")
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if key == c.auditKey {

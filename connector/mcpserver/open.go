@@ -11,6 +11,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/hook/live"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // openLive opens the hook core on the folder. Inside `sandbox run`'s jail
@@ -20,8 +21,11 @@ import (
 // outside the jail, audits what it decides).
 func (s *Server) openLive(ctx context.Context) (*hook.Core, error) {
 	core, err := live.Open(ctx, s.opts.Folder.Root, live.Options{Agent: Agent, Wait: hook.MaxWait, Log: s.log})
-	if err == nil || !s.jailed() {
-		return core, err
+	if err == nil {
+		return core, s.ensurePolicy(core)
+	}
+	if !s.jailed() {
+		return nil, err
 	}
 	s.log.Warn("per-user state out of reach: escalating everything", "err", err)
 	eng, perr := policy.New(s.opts.Folder.Root, nil, policy.Options{Logger: s.log})
@@ -38,6 +42,29 @@ func (s *Server) openLive(ctx context.Context) (*hook.Core, error) {
 		return keeper{q}, nil
 	}
 	return c, nil
+}
+
+// ensurePolicy loads the folder's accepted policy into core when the
+// opener left it out.
+func (s *Server) ensurePolicy(core *hook.Core) error {
+	if core.Policy != nil {
+		return nil
+	}
+	st, err := userstate.Open(false)
+	if err != nil {
+		core.Close()
+		return fmt.Errorf("per-user state: %w", err)
+	}
+	eng, warns, err := policy.Load(core.Folder, st, s.log)
+	if err != nil {
+		core.Close()
+		return fmt.Errorf("policy: %w", err)
+	}
+	for _, w := range warns {
+		s.log.Warn("policy", "warning", w.String())
+	}
+	core.Policy = eng
+	return nil
 }
 
 // Agent names the MCP server in requests and audit records.

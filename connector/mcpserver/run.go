@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -49,6 +50,9 @@ func (s *Server) handleRun(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return internalError(err), nil
 	}
 	defer s.closeCore(core)
+	if core.Policy == nil {
+		return internalError(errors.New("bug: no policy to classify with")), nil
+	}
 	call := &hook.Call{Agent: Agent, Source: queue.SourceMCP, Session: s.session, Cwd: rc.cwd,
 		Tool: ToolRun, Action: hook.Shell, Script: rc.command, Justification: rc.reason}
 	d := core.Classify(call)
