@@ -2,8 +2,6 @@ package shell
 
 import (
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // protect adds a Protected effect when the word can reach a protected
@@ -91,24 +89,6 @@ func (w *walker) protectGlob(text, src string) {
 	for _, name := range w.a.opts.Protected {
 		if MayReach(text, name) && !literalReaches(text, name) {
 			w.a.add(Effect{Kind: Protected, Path: clip(text), Reason: "pattern can match the protected name " + name, Source: src})
-			return
-		}
-	}
-}
-
-// protectData checks here-document text, which a command may turn into
-// names (xargs, while read): each field is checked literally.
-func (w *walker) protectData(text string, n syntax.Node) {
-	if len(w.a.opts.Protected) == 0 {
-		return
-	}
-	fields := strings.FieldsFunc(text, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'"=;|&<>(),`, r)
-	})
-	for _, f := range fields {
-		before := len(w.a.effects)
-		w.protectText(f, partSource(w.src, n))
-		if len(w.a.effects) > before {
 			return
 		}
 	}

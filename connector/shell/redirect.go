@@ -37,7 +37,9 @@ func (w *walker) redirect(r *syntax.Redirect, d int) {
 }
 
 // heredoc walks a here-document: an unquoted one expands its body, running
-// any command substitution in it.
+// any command substitution in it. The body is data, not words: a command
+// that turns it into names (xargs rm, while read f; do rm "$f") has
+// dynamic operands, which escalate.
 func (w *walker) heredoc(r *syntax.Redirect, d int) {
 	w.word(r.Word, d, false)
 	if r.Hdoc == nil {
@@ -45,9 +47,6 @@ func (w *walker) heredoc(r *syntax.Redirect, d int) {
 	}
 	for _, p := range r.Hdoc.Parts {
 		w.wordPart(p, d)
-		if lit, ok := p.(*syntax.Lit); ok {
-			w.protectData(lit.Value, r.Hdoc)
-		}
 	}
 }
 
