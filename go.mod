@@ -18,6 +18,7 @@ require (
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/kolesnikovae/go-winjob v1.0.0 // indirect
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	github.com/mark3labs/mcp-go v1.2.1 // indirect
 	github.com/moby/sys/userns v0.1.0 // indirect

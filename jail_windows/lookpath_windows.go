@@ -1,0 +1,91 @@
+//go:build windows
+
+package jail_windows
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// lookPath finds name as the jail's shell would, on the PATH and PATHEXT
+// of env: a name with a directory part is taken relative to dir, anything
+// else is searched on each PATH entry (the shim directory, when the
+// launcher sets one, comes first there). A name with an extension is
+// tried as it is first; then with each PATHEXT extension in order.
+// The current directory is not searched unless PATH names it.
+func lookPath(name string, env []string, dir string) (string, error) {
+	exts := pathExt(env)
+	if strings.ContainsAny(name, `/\:`) {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if f, ok := findExecutable(p, exts); ok {
+			return f, nil
+		}
+		return "", fmt.Errorf("%s: %w", name, ErrNotFound)
+	}
+	for _, d := range filepath.SplitList(envValue(env, "PATH")) {
+		if d = strings.Trim(d, `"`); d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		if f, ok := findExecutable(filepath.Join(d, name), exts); ok {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, ErrNotFound)
+}
+
+// findExecutable tries p as it is when it has an extension, then p with
+// each extension.
+func findExecutable(p string, exts []string) (string, bool) {
+	if filepath.Ext(p) != "" && isFile(p) {
+		return p, true
+	}
+	for _, e := range exts {
+		if isFile(p + e) {
+			return p + e, true
+		}
+	}
+	return "", false
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// pathExt is env's PATHEXT, lower-cased, each with its dot; the default
+// when it is unset is Windows' own.
+func pathExt(env []string) []string {
+	var exts []string
+	for _, e := range strings.Split(strings.ToLower(envValue(env, "PATHEXT")), ";") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		if e[0] != '.' {
+			e = "." + e
+		}
+		exts = append(exts, e)
+	}
+	if len(exts) == 0 {
+		exts = []string{".com", ".exe", ".bat", ".cmd"}
+	}
+	return exts
+}
+
+// envValue is the last value of key in env; Windows compares names
+// without case.
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && strings.EqualFold(k, key) {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,14 @@
+//go:build windows
+
+package launcher
+
+import "github.com/sandbox-dev/sandbox/jail_windows"
+
+var _ Jail = (*jail_windows.Jail)(nil)
+
+var windowsJail jail_windows.Jail
+
+func osJail() Jail { return &windowsJail }
+
+// MaybeInit does nothing on Windows: the jail has no init process.
+func MaybeInit() {}
