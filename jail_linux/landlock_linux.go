@@ -123,7 +123,9 @@ func (g grants) rules(handled uint64, cfg *initConfig) []landlock.Rule {
 	var out []landlock.Rule
 	for _, gr := range g {
 		if a := gr.access & handled; a != 0 {
-			out = append(out, landlock.PathAccess(landlock.AccessFSSet(a), gr.path))
+			// a path that vanished since it was listed (another process's
+			// temp dir) grants nothing and is no error
+			out = append(out, landlock.PathAccess(landlock.AccessFSSet(a), gr.path).IgnoreIfMissing())
 		}
 	}
 	if !cfg.NetNS && cfg.ProxyPort > 0 {

@@ -1,6 +1,10 @@
 package launcher
 
-import "strings"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // proxyVars are replaced in the jail; dropVars are removed (sockets the
 // jail cannot reach anyway, and the jail init's own marker).
@@ -16,12 +20,12 @@ var (
 func jailEnv(base []string, o *Options, proxyPort int, netNS bool) []string {
 	drop := map[string]bool{"SANDBOX_JAIL": true, "SANDBOX_CI": true}
 	for _, k := range append(append(append([]string{}, proxyVars...), noProxy...), dropVars...) {
-		drop[k] = true
+		drop[envKey(k)] = true
 	}
 	env := make([]string, 0, len(base)+10)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if !drop[k] && k != "PATH" {
+		if k = envKey(k); !drop[k] && k != "PATH" {
 			env = append(env, kv)
 		}
 	}
@@ -50,17 +54,17 @@ func jailPath(path, shimDir string) string {
 		return path
 	}
 	parts := []string{shimDir}
-	for _, p := range strings.Split(path, ":") {
+	for _, p := range filepath.SplitList(path) {
 		if p != shimDir {
 			parts = append(parts, p)
 		}
 	}
-	return strings.Join(parts, ":")
+	return strings.Join(parts, string(os.PathListSeparator))
 }
 
 func envValue(env []string, key string) string {
 	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+		if k, v, ok := strings.Cut(env[i], "="); ok && envKey(k) == envKey(key) {
 			return v
 		}
 	}

@@ -5,6 +5,7 @@ package launcher
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,4 +128,45 @@ func (e *testJail) probeLine(t *testing.T, m jailMode, mode string, args ...stri
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	return lines[len(lines)-1]
+}
+
+// probeCase is one probe of a batch.
+type probeCase struct {
+	name  string
+	probe string
+	args  []string
+}
+
+// batchArgv runs all cases as one batch probe.
+func (e *testJail) batchArgv(cases []probeCase) []string {
+	argv := []string{e.probe, "probe", "batch"}
+	for i, c := range cases {
+		if i > 0 {
+			argv = append(argv, ";")
+		}
+		argv = append(append(argv, c.probe), c.args...)
+	}
+	return argv
+}
+
+// batchResults maps each case's index to its result line; every one of
+// the n cases must have reported.
+func batchResults(t *testing.T, out string, n int) map[int]string {
+	t.Helper()
+	res := parseBatch(out)
+	if len(res) != n {
+		t.Fatalf("batch reported %d of %d probes:\n%s", len(res), n, out)
+	}
+	return res
+}
+
+func parseBatch(out string) map[int]string {
+	res := map[int]string{}
+	for _, l := range strings.Split(out, "\n") {
+		var n int
+		if _, err := fmt.Sscanf(l, "#%d ", &n); err == nil {
+			res[n] = strings.TrimSpace(l[strings.IndexByte(l, ' ')+1:])
+		}
+	}
+	return res
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,21 +58,51 @@ var probes = map[string]func(args []string) error{
 }
 
 func runProbe(mode string, args []string) int {
+	if mode == "batch" {
+		return runBatch(args)
+	}
 	p, ok := probes[mode]
 	if !ok {
 		fmt.Println("unknown probe", mode)
 		return 2
 	}
-	if err := p(args); err != nil {
-		var errno syscall.Errno
-		if errors.As(err, &errno) {
-			fmt.Printf("err %s: %v\n", unix.ErrnoName(errno), err)
-		} else {
-			fmt.Printf("err: %v\n", err)
-		}
-		return 0
+	fmt.Println(probeResult(p(args)))
+	return 0
+}
+
+func probeResult(err error) string {
+	var errno syscall.Errno
+	var v verbatim
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &v):
+		return string(v)
+	case errors.As(err, &errno):
+		return fmt.Sprintf("err %s: %v", unix.ErrnoName(errno), err)
 	}
-	fmt.Println("ok")
+	return fmt.Sprintf("err: %v", err)
+}
+
+// runBatch runs several probes in one jail (starting a jail per probe
+// is slow under the race detector): "MODE ARGS... ; MODE ARGS...", one
+// output line "#N RESULT" per probe.
+func runBatch(args []string) int {
+	n := 0
+	for len(args) > 0 {
+		i := slices.Index(args, ";")
+		if i < 0 {
+			i = len(args)
+		}
+		op := args[:i]
+		if p, ok := probes[op[0]]; ok {
+			fmt.Printf("#%d %s\n", n, probeResult(p(op[1:])))
+		} else {
+			fmt.Printf("#%d unknown probe %s\n", n, op[0])
+		}
+		args = args[min(i+1, len(args)):]
+		n++
+	}
 	return 0
 }
 
@@ -129,10 +160,16 @@ func probeTIOCSTI(args []string) error {
 	if err != nil {
 		return fmt.Errorf("child: %v", err)
 	}
-	fmt.Print(string(out))
-	os.Exit(0)
+	if line := strings.TrimSpace(string(out)); line != "ok" {
+		return verbatim(line)
+	}
 	return nil
 }
+
+// verbatim is a result a child probe already formatted.
+type verbatim string
+
+func (v verbatim) Error() string { return string(v) }
 
 // probeCttySTI pushes a byte into its controlling terminal's input; with
 // "high" it sets bits above 32 in the command, which the kernel ignores.
@@ -149,8 +186,9 @@ func probeCttySTI(args []string) error {
 	return nil
 }
 
-// probeTunnel CONNECTs through $HTTPS_PROXY to args[0], prints the status
-// line, and echoes one line through the tunnel when it is open.
+// probeTunnel CONNECTs through $HTTPS_PROXY to args[0] and, when the
+// tunnel opens, echoes one line through it; the result is
+// "status LINE echo LINE".
 func probeTunnel(args []string) error {
 	proxy := strings.TrimPrefix(os.Getenv("HTTPS_PROXY"), "http://")
 	c, err := net.DialTimeout("tcp", proxy, 2*time.Second)
@@ -165,16 +203,18 @@ func probeTunnel(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("status", strings.TrimSpace(line))
+	status := strings.TrimSpace(line)
 	if !strings.Contains(line, " 200 ") {
-		return nil
+		return verbatim("status " + status)
 	}
 	for l, _ := br.ReadString('\n'); strings.TrimSpace(l) != ""; l, _ = br.ReadString('\n') {
 	}
 	fmt.Fprintf(c, "ping\n")
 	echo, err := br.ReadString('\n')
-	fmt.Println("echo", strings.TrimSpace(echo))
-	return err
+	if err != nil {
+		return err
+	}
+	return verbatim("status " + status + " echo " + strings.TrimSpace(echo))
 }
 
 func probeStatus([]string) error {

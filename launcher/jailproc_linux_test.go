@@ -37,23 +37,27 @@ func TestJailProcess(t *testing.T) {
 			}
 		}
 	})
+	cases := make([]probeCase, len(tests))
+	for i, tc := range tests {
+		cases[i] = probeCase{tc.name, tc.probe, tc.args}
+	}
+	cases = append(cases, probeCase{"status", "status", nil})
 	for _, m := range jailModes {
 		t.Run(m.name, func(t *testing.T) {
-			for _, tc := range tests {
+			out, _ := runJailed(t, e.options(m, e.batchArgv(cases)...))
+			got := batchResults(t, out, len(cases))
+			for i, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
-					if got := e.probeLine(t, m, tc.probe, tc.args...); !strings.HasPrefix(got, tc.want) {
-						t.Errorf("%s: got %q, want %q...", tc.probe, got, tc.want)
+					if !strings.HasPrefix(got[i], tc.want) {
+						t.Errorf("%s: got %q, want %q...", tc.probe, got[i], tc.want)
 					}
 				})
 			}
-			t.Run("status", func(t *testing.T) {
-				out, _ := runJailed(t, e.options(m, e.probeArgv("status")...))
-				for _, want := range []string{"NoNewPrivs: 1", "Seccomp: 2", "CapEff: 0000000000000000"} {
-					if !strings.Contains(out, want) {
-						t.Errorf("status lacks %q:\n%s", want, out)
-					}
+			for _, want := range []string{"NoNewPrivs: 1", "Seccomp: 2", "CapEff: 0000000000000000"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("status lacks %q:\n%s", want, out)
 				}
-			})
+			}
 			t.Run("unshare -Ur true", func(t *testing.T) {
 				unshare, err := exec.LookPath("unshare")
 				if err != nil {

@@ -119,25 +119,33 @@ func TestJailUserNamespace(t *testing.T) {
 	u := newUserJail(t)
 	host := echoServer(t)
 	tests := []struct {
-		name string
-		argv []string
+		probeCase
 		want string
 	}{
-		{"status", []string{u.probe, "probe", "status"}, "NoNewPrivs: 1"},
-		{"write in project", []string{u.probe, "probe", "write", filepath.Join(u.project, "new")}, "ok"},
-		{"write .mcp.json", []string{u.probe, "probe", "write", filepath.Join(u.project, ".mcp.json")}, "err E"},
-		{"write policy", []string{u.probe, "probe", "write", filepath.Join(u.project, ".sandbox/policy.yaml")}, "err E"},
-		{"write home", []string{u.probe, "probe", "write", filepath.Join(u.base, "home/x")}, "err E"},
-		{"read state", []string{u.probe, "probe", "read", filepath.Join(u.base, "state/sandbox/key")}, "err E"},
-		{"pid namespace", []string{u.probe, "probe", "kill0", "1"}, "ok"},
-		{"direct TCP to the host", []string{u.probe, "probe", "connect", host}, "err E"},
-		{"io_uring", []string{u.probe, "probe", "iouring"}, "err EPERM"},
+		{probeCase{"status", "status", nil}, "ok"},
+		{probeCase{"write in project", "write", []string{filepath.Join(u.project, "new")}}, "ok"},
+		{probeCase{"write .mcp.json", "write", []string{filepath.Join(u.project, ".mcp.json")}}, "err E"},
+		{probeCase{"write policy", "write", []string{filepath.Join(u.project, ".sandbox/policy.yaml")}}, "err E"},
+		{probeCase{"write home", "write", []string{filepath.Join(u.base, "home/x")}}, "err E"},
+		{probeCase{"read state", "read", []string{filepath.Join(u.base, "state/sandbox/key")}}, "err E"},
+		{probeCase{"pid namespace", "kill0", []string{"1"}}, "ok"},
+		{probeCase{"direct TCP to the host", "connect", []string{host}}, "err E"},
+		{probeCase{"io_uring", "iouring", nil}, "err EPERM"},
 	}
-	for _, tc := range tests {
+	cases := make([]probeCase, len(tests))
+	for i, tc := range tests {
+		cases[i] = tc.probeCase
+	}
+	e := &testJail{probe: u.probe}
+	out := u.supervise(t, supervisorJob{Argv: e.batchArgv(cases), Allow: []Layer{LayerCgroup}})
+	got := batchResults(t, out, len(cases))
+	if !strings.Contains(out, "NoNewPrivs: 1") {
+		t.Errorf("no_new_privs is not set:\n%s", out)
+	}
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out := u.supervise(t, supervisorJob{Argv: tc.argv, Allow: []Layer{LayerCgroup}})
-			if !strings.Contains(out, tc.want) {
-				t.Errorf("%v: want %q in:\n%s", tc.argv, tc.want, out)
+			if !strings.HasPrefix(got[i], tc.want) {
+				t.Errorf("%s %v: got %q, want %q...", tc.probe, tc.args, got[i], tc.want)
 			}
 		})
 	}
