@@ -178,6 +178,11 @@ var adversarial = []string{
 	"touch ~/.hushlogin",
 	"mkdir ~/x",
 	"sed -i s/a/b/ ~/.bashrc",
+	// A bare glob does not name .sandbox in bash, but a command that
+	// writes through it still needs a human.
+	"rm -rf *",
+	"sed -i s/a/b/ *",
+	"mv * /tmp",
 	// Flag clusters and dangerous flags of allowed tools.
 	"sed -ni 's/a/b/w /etc/x' f",
 	"sed 'e id' f",
@@ -342,6 +347,8 @@ func TestAdversarialNeverAllowed(t *testing.T) {
 // everyday lists the common agent commands the default policy allows.
 var everyday = []string{
 	"git status",
+	"ls *",
+	"grep -n TODO *",
 	"git status --short",
 	"git diff",
 	"git diff --stat HEAD~1",

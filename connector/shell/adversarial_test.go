@@ -363,10 +363,10 @@ var adversarial = []advCase{
 	{"rm -rf .san\"d\"box", "protected"},
 	{"rm -rf .san\\dbox", "protected"},
 	{"rm -rf ../x/../.sandbox", "protected"},
-	{"rm -rf */policy.yaml", "protected"},
+	{"rm -rf */policy.yaml", "write:*/policy.yaml"}, // bash's * never matches a leading dot
 	{"rm -rf .*", "protected"},
-	{"rm -rf *", "protected"},
-	{"rm -rf ?sandbox", "protected"},
+	{"rm -rf *", "write:*"},
+	{"rm -rf ?sandbox", "write:?sandbox"},
 	{"rm -rf .SANDBOX", "protected"},
 	{"rm -rf .Sandbox/x", "protected"},
 	{"rm -rf .sandbox.", "protected"},

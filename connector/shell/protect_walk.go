@@ -33,9 +33,45 @@ func (v *wordVal) reaches(name string) bool {
 	}
 	runes := []rune(name)
 	for _, alt := range v.alts {
-		if altReaches(alt, name, runes) {
+		if altReaches(shellVisible(alt, name), name, runes) {
 			return true
 		}
+	}
+	return false
+}
+
+// shellVisible drops, for a dot-name, the components that bash's own
+// pathname expansion can never match to it: bash never matches a leading
+// dot with *, ? or a bracket expression (dotglob would change that, but
+// setting it needs shopt, BASHOPTS or GLOBIGNORE, all of which escalate).
+// So `ls *` does not reach .sandbox while `ls .s*` does. Programs that
+// expand patterns themselves (find -name, rg -g) go through MayReach,
+// which keeps the strict rule.
+func shellVisible(alt []seg, name string) []seg {
+	if !strings.HasPrefix(name, ".") {
+		return alt
+	}
+	var out []seg
+	for _, comp := range components(alt) {
+		if len(comp) > 0 && hidesLeadingDot(comp[0]) {
+			comp = []seg{{kind: segLit, text: "/"}} // a separator: matches nothing
+		}
+		if len(out) > 0 {
+			out = append(out, seg{kind: segLit, text: "/"})
+		}
+		out = append(out, comp...)
+	}
+	return out
+}
+
+// hidesLeadingDot reports whether a component starting with s cannot
+// match a name that starts with a dot in bash's pathname expansion.
+func hidesLeadingDot(s seg) bool {
+	switch s.kind {
+	case segQuest, segClass:
+		return true
+	case segStar:
+		return s.ext == ""
 	}
 	return false
 }
