@@ -22,6 +22,9 @@ func command(s Spec) (path string, args []string, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
+	if err := checkCmdArgs(path, s.Argv); err != nil { // batbadbut.go
+		return "", nil, err
+	}
 	return path, s.Argv, nil
 }
 
