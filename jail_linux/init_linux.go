@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -55,7 +57,8 @@ func MaybeInit() {
 // signals, reaps orphans, and exits with the command's status, taking
 // every other jailed process with it.
 func runInit() int {
-	runtime.LockOSThread() // never unlocked: the command is forked from this restricted thread
+	runtime.LockOSThread()      // never unlocked: the command is forked from this restricted thread
+	unix.CloseOnExec(initCtlFD) // the command must never hold the control socket
 	sigs := make(chan os.Signal, 32)
 	signal.Notify(sigs, forwarded...)
 	ctl := initCtl{fd: initCtlFD}
@@ -93,6 +96,9 @@ func setupAndStart(ctl initCtl) (pid, code int, err error) {
 		return 0, exitSetup, err
 	}
 	if err := restrictThread(cfg); err != nil {
+		return 0, exitSetup, err
+	}
+	if err := cloexecAll(); err != nil {
 		return 0, exitSetup, err
 	}
 	return startCommand(path, cfg)
@@ -167,6 +173,27 @@ func lookPathCode(err error) int {
 		return exitNotFound
 	}
 	return exitNoExec
+}
+
+// cloexecAll marks every descriptor above stderr close-on-exec, whatever
+// the supervisor's own parent left open in it: the command gets 0, 1, 2
+// and nothing else (no control socket, no pre-opened file that Landlock
+// could not check).
+func cloexecAll() error {
+	err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
+	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	entries, err := os.ReadDir("/proc/self/fd") // kernels before 5.11
+	if err != nil {
+		return fmt.Errorf("list descriptors: %w", err)
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+	return nil
 }
 
 func forward(sigs <-chan os.Signal, pid int) {

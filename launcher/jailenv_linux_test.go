@@ -38,7 +38,7 @@ type testJail struct {
 	probe   string // this test binary
 }
 
-func requireJail(t *testing.T) {
+func requireJail(t testing.TB) {
 	t.Helper()
 	testenv.RequireRoot(t)
 	r := Probe()
@@ -49,7 +49,9 @@ func requireJail(t *testing.T) {
 	}
 }
 
-func newJailEnv(t *testing.T) *testJail {
+func newJailEnv(t *testing.T) *testJail { return newJailEnvB(t) }
+
+func newJailEnvB(t testing.TB) *testJail {
 	t.Helper()
 	requireJail(t)
 	base := t.TempDir()
@@ -78,7 +80,7 @@ func newJailEnv(t *testing.T) *testJail {
 	return e
 }
 
-func mustWrite(t *testing.T, path, content string) {
+func mustWrite(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

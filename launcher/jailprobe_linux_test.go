@@ -55,6 +55,28 @@ var probes = map[string]func(args []string) error{
 	"rawsock":  func([]string) error { return socketErr(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP) },
 	"udp":      func([]string) error { return socketErr(unix.AF_INET, unix.SOCK_DGRAM, 0) },
 	"ctty-sti": probeCttySTI,
+	"fds":      probeFDs,
+}
+
+// probeFDs fails when the process holds a socket (the jail's control
+// socket) or the file args[0], which the test left open without
+// close-on-exec in the supervisor.
+func probeFDs(args []string) error {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	var leaked []string
+	for _, e := range entries {
+		target, _ := os.Readlink("/proc/self/fd/" + e.Name())
+		if strings.HasPrefix(target, "socket:") || target == args[0] {
+			leaked = append(leaked, e.Name()+"->"+target)
+		}
+	}
+	if len(leaked) > 0 {
+		return fmt.Errorf("inherited descriptors: %v", leaked)
+	}
+	return nil
 }
 
 func runProbe(mode string, args []string) int {

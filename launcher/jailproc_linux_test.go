@@ -5,14 +5,23 @@ package launcher
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 func TestJailProcess(t *testing.T) {
 	e := newJailEnv(t)
 	sup := strconv.Itoa(os.Getpid())
+	leak := filepath.Join(e.project.Root, "leaked")
+	mustWrite(t, leak, "x")
+	fd, err := syscall.Open(leak, syscall.O_RDONLY, 0) // no O_CLOEXEC: inherited by every child
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
 	tests := []struct {
 		name  string
 		probe string
@@ -26,6 +35,7 @@ func TestJailProcess(t *testing.T) {
 		{"TIOCSTI with high bits", "tiocsti", []string{"high"}, "err EPERM"},
 		{"netlink socket", "netlink", nil, "err EPERM"},
 		{"raw socket", "rawsock", nil, "err EPERM"},
+		{"no inherited descriptors", "fds", []string{leak}, "ok"},
 	}
 	t.Run("control: unjailed the probes succeed", func(t *testing.T) {
 		for _, probe := range []string{"iouring", "tiocsti", "netlink", "rawsock"} {
