@@ -132,15 +132,21 @@ func remountReadOnly(p string) error {
 	return nil
 }
 
-// hide puts an empty, read-only, mode-000 tmpfs over dir.
-func hide(dir string) error {
-	if !isDir(dir) {
-		return nil // absent: nothing to hide
+// hide puts an empty, read-only, mode-000 tmpfs over a directory, and
+// /dev/null over anything else (a socket: connecting then fails).
+func hide(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return nil // absent (or a link, whose target is hidden where it lives): nothing to hide
 	}
-	err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC,
-		"size=4k,nr_inodes=1,mode=000")
+	if fi.IsDir() {
+		err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC,
+			"size=4k,nr_inodes=1,mode=000")
+	} else if err = unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err == nil {
+		err = remountReadOnly(p)
+	}
 	if err != nil {
-		return fmt.Errorf("hide %s: %w", dir, err)
+		return fmt.Errorf("hide %s: %w", p, err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ package launcher
 import (
 	"bufio"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,7 @@ func echoServer(t *testing.T) string {
 func TestJailNetwork(t *testing.T) {
 	e := newJailEnv(t)
 	allowed, other := echoServer(t), echoServer(t)
+	agentSock, projectSock := unixServer(t, t.TempDir()), unixServer(t, e.project.Root)
 	decider, err := NewAllowList(allowed)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +55,8 @@ func TestJailNetwork(t *testing.T) {
 		{"proxy denies an unlisted host", "tunnel", []string{other}, []string{"status HTTP/1.1 403"}, ""},
 		{"proxy denies a disguised IP", "tunnel", []string{"0x7f.0.0.1:80"}, []string{"status HTTP/1.1 400"}, ""},
 		{"UDP without a network namespace", "udp", nil, []string{"err EPERM"}, "landlock-only"},
+		{"the user's agent socket is hidden", "unix", []string{agentSock}, []string{"err E"}, "namespaces"},
+		{"control: a socket in the project", "unix", []string{projectSock}, []string{"ok"}, ""},
 		{"UDP on the jail's own loopback", "udp", nil, []string{"ok"}, "namespaces"},
 	}
 	for _, m := range jailModes {
@@ -67,6 +71,7 @@ func TestJailNetwork(t *testing.T) {
 			}
 			o := e.options(m, e.batchArgv(cases)...)
 			o.Decider = decider
+			o.Env = append(o.Env, "SSH_AUTH_SOCK="+agentSock)
 			out, _ := runJailed(t, o)
 			got := batchResults(t, out, len(cases))
 			for i, c := range cases {
@@ -80,4 +85,25 @@ func TestJailNetwork(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unixServer listens on a unix socket in dir until the test ends.
+func unixServer(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "agent.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return path
 }

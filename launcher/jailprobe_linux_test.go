@@ -56,6 +56,7 @@ var probes = map[string]func(args []string) error{
 	"udp":      func([]string) error { return socketErr(unix.AF_INET, unix.SOCK_DGRAM, 0) },
 	"ctty-sti": probeCttySTI,
 	"fds":      probeFDs,
+	"unix":     func(a []string) error { c, err := net.Dial("unix", a[0]); closeIf(c); return err },
 }
 
 // probeFDs fails when the process holds a socket (the jail's control
