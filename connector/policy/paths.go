@@ -116,7 +116,7 @@ func walkFrom(cur string, comps []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%w: %w", errBadPath, err)
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		if !linkLike(next, fi) {
 			cur = next
 			continue
 		}

@@ -4,6 +4,7 @@ package policy
 
 import (
 	"errors"
+	"io/fs"
 	"syscall"
 )
 
@@ -14,3 +15,6 @@ func longPathName(p string) (string, error) { return p, nil }
 
 // expandShortNames is only meaningful on Windows.
 func expandShortNames(p string, _ func(string) (string, error)) string { return p }
+
+// linkLike reports whether the name Lstat described as fi is a link.
+func linkLike(_ string, fi fs.FileInfo) bool { return fi.Mode()&fs.ModeSymlink != 0 }

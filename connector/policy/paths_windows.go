@@ -4,6 +4,7 @@ package policy
 
 import (
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -42,4 +43,40 @@ func expandShortNames(p string, long func(string) (string, error)) string {
 		}
 	}
 	return p
+}
+
+// linkLike reports whether the name at p, which Lstat described as fi,
+// redirects the paths below it: a symbolic link, or a junction or mount
+// point, which Go (since 1.23) reports as an irregular file rather than a
+// link, and which any user can create (mklink /J). An irregular file whose
+// reparse tag cannot be read counts as a link: reading it then fails and
+// the path escalates.
+func linkLike(p string, fi fs.FileInfo) bool {
+	switch m := fi.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		return true
+	case m&fs.ModeIrregular == 0:
+		return false
+	}
+	const nameSurrogate = 0x20000000 // IsReparseTagNameSurrogate
+	tag, err := reparseTag(p)
+	return err != nil || tag&nameSurrogate != 0
+}
+
+// reparseTag is the reparse tag of the reparse point at p.
+func reparseTag(p string) (uint32, error) {
+	in, err := windows.UTF16PtrFromString(p)
+	if err != nil {
+		return 0, err
+	}
+	var fd windows.Win32finddata
+	h, err := windows.FindFirstFile(in, &fd)
+	if err != nil {
+		return 0, err
+	}
+	windows.FindClose(h)
+	if fd.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT == 0 {
+		return 0, errors.New("not a reparse point")
+	}
+	return fd.Reserved0, nil
 }
