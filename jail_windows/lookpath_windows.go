@@ -60,8 +60,8 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// pathExt is env's PATHEXT, lower-cased, each with its dot; the default
-// when it is unset is Windows' own.
+// pathExt is env's PATHEXT, lower-cased, each with its dot, only the
+// extensions CreateProcess runs; Windows' own list when none is left.
 func pathExt(env []string) []string {
 	var exts []string
 	for _, e := range strings.Split(strings.ToLower(envValue(env, "PATHEXT")), ";") {
@@ -71,13 +71,19 @@ func pathExt(env []string) []string {
 		if e[0] != '.' {
 			e = "." + e
 		}
-		exts = append(exts, e)
+		if runnable[e] {
+			exts = append(exts, e)
+		}
 	}
 	if len(exts) == 0 {
 		exts = []string{".com", ".exe", ".bat", ".cmd"}
 	}
 	return exts
 }
+
+// runnable are the extensions CreateProcess runs (the other PATHEXT ones,
+// .js, .ps1, ..., open through a file association).
+var runnable = map[string]bool{".com": true, ".exe": true, ".bat": true, ".cmd": true}
 
 // envValue is the last value of key in env; Windows compares names
 // without case.

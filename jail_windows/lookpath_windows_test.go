@@ -46,6 +46,7 @@ func TestLookPath(t *testing.T) {
 		{"an earlier PATH entry wins", "tool", []string{path}, filepath.Join(bin, "tool.bat")},
 		{"PATHEXT narrowed", "tool", []string{path, "PATHEXT=.EXE"}, filepath.Join(other, "tool.exe")},
 		{"PATHEXT without dots", "tool", []string{path, "PATHEXT=exe"}, filepath.Join(other, "tool.exe")},
+		{"PATHEXT by association only", "tool", []string{path, "PATHEXT=.JS;.EXE"}, filepath.Join(other, "tool.exe")},
 		{"explicit extension", "tool.bat", []string{path}, filepath.Join(bin, "tool.bat")},
 		{"dotted name", "py3.11", []string{path}, filepath.Join(bin, "py3.11.exe")},
 		{"no extension is not executable", "noext", []string{path}, ""},

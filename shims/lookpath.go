@@ -22,7 +22,18 @@ func (s *site) lookReal(name string, path []string) (string, error) {
 		if !filepath.IsAbs(dir) || s.isShimDir(dir) {
 			continue
 		}
-		cand := filepath.Join(dir, name+exeSuffix)
+		if cand, ok := s.toolIn(dir, name); ok {
+			return cand, nil
+		}
+	}
+	return "", ErrNotFound
+}
+
+// toolIn returns the first of name's candidates in dir (one on Unix; one
+// per PATHEXT extension on Windows) that is an executable file and not
+// this executable.
+func (s *site) toolIn(dir, name string) (string, bool) {
+	for _, cand := range toolCandidates(dir, name) {
 		fi, err := os.Stat(cand)
 		if err != nil || !fi.Mode().IsRegular() || !executable(fi) {
 			continue
@@ -30,9 +41,9 @@ func (s *site) lookReal(name string, path []string) (string, error) {
 		if s.self != nil && os.SameFile(fi, s.self) {
 			continue
 		}
-		return cand, nil
+		return cand, true
 	}
-	return "", ErrNotFound
+	return "", false
 }
 
 // isShimDir reports whether dir is the shim directory.
