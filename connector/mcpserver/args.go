@@ -26,13 +26,11 @@ type args struct {
 	errs []string
 }
 
-func newArgs(raw any, known ...string) *args {
+func newArgs(b json.RawMessage, known ...string) *args {
 	a := &args{}
-	if b, ok := raw.(json.RawMessage); ok {
-		raw = nil
-		if err := json.Unmarshal(b, &raw); err != nil {
-			raw = b // not JSON: reported below
-		}
+	var raw any
+	if len(b) > 0 && json.Unmarshal(b, &raw) != nil {
+		raw = b // not JSON: reported below
 	}
 	switch m := raw.(type) {
 	case nil:

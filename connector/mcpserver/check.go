@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
 // handleCheck answers check_request: a finished request's result at once,
 // a pending one after waiting up to wait_seconds for it.
-func (s *Server) handleCheck(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(req.GetRawArguments(), "id", "wait_seconds")
+func (s *Server) handleCheck(ctx context.Context, p *callParams) (*ToolResult, error) {
+	a := newArgs(p.Arguments, "id", "wait_seconds")
 	id := a.str("id", true, 64)
 	wait := a.wait()
 	if err := a.err(ToolCheck); err != nil {
@@ -48,7 +47,7 @@ func (s *Server) handleCheck(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return internalError(err), nil
 	}
-	return s.await(ctx, core, q, id, wait, progressToken(req), r.PolicyReasons)
+	return s.await(ctx, core, q, id, wait, p.Meta.ProgressToken, r.PolicyReasons)
 }
 
 // resulter is what check_request needs of the queue beyond waiting.

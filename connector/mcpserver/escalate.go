@@ -2,11 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
@@ -15,7 +15,7 @@ import (
 // escalate submits the command as a request (joining an identical one
 // this client asked already) and waits for the human.
 func (s *Server) escalate(ctx context.Context, core *hook.Core, call *hook.Call, d policy.Decision,
-	wait time.Duration, token mcp.ProgressToken) (*mcp.CallToolResult, error) {
+	wait time.Duration, token json.RawMessage) (*ToolResult, error) {
 	q, err := core.Queue()
 	if err != nil {
 		return internalError(fmt.Errorf("opening the escalation queue: %w", err)), nil
@@ -39,7 +39,7 @@ func (s *Server) escalate(ctx context.Context, core *hook.Core, call *hook.Call,
 // client asked for it, and renders what it found. A client that goes
 // away ends the wait; the request stays pending (answerable later).
 func (s *Server) await(ctx context.Context, core *hook.Core, q hook.Queue, id string, wait time.Duration,
-	token mcp.ProgressToken, reasons []string) (*mcp.CallToolResult, error) {
+	token json.RawMessage, reasons []string) (*ToolResult, error) {
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -55,19 +55,11 @@ func (s *Server) await(ctx context.Context, core *hook.Core, q hook.Queue, id st
 	return internalError(fmt.Errorf("waiting for request %s: %w", id, err)), nil
 }
 
-// progressToken is the token the client sent to ask for progress.
-func progressToken(req mcp.CallToolRequest) mcp.ProgressToken {
-	if req.Params.Meta == nil {
-		return nil
-	}
-	return req.Params.Meta.ProgressToken
-}
-
 // progress sends notifications/progress for token every ProgressEvery
 // until ctx ends or stop is called: progress is the seconds waited,
 // total the seconds the call will wait.
-func (s *Server) progress(ctx context.Context, token mcp.ProgressToken, id string, wait time.Duration) (stop func()) {
-	if token == nil {
+func (s *Server) progress(ctx context.Context, token json.RawMessage, id string, wait time.Duration) (stop func()) {
+	if len(token) == 0 || string(token) == "null" {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -89,16 +81,13 @@ func (s *Server) progress(ctx context.Context, token mcp.ProgressToken, id strin
 	return func() { cancel(); <-done }
 }
 
-func (s *Server) notifyProgress(ctx context.Context, token mcp.ProgressToken, id string, waited, wait time.Duration, n int) {
+func (s *Server) notifyProgress(ctx context.Context, token json.RawMessage, id string, waited, wait time.Duration, n int) {
 	msg := fmt.Sprintf("waiting for a human to decide request %s (%s of %s)", id,
 		waited.Round(time.Second), wait.Round(time.Second))
-	err := s.mcp.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+	notifier(ctx)(noteProgress, map[string]any{
 		"progressToken": token,
 		"progress":      waited.Seconds() + float64(n)*1e-6, // strictly increasing
 		"total":         wait.Seconds(),
 		"message":       msg,
 	})
-	if err != nil {
-		s.log.Debug("progress notification", "err", err)
-	}
 }

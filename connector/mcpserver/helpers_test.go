@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
@@ -53,7 +55,7 @@ func serveForTest(dir string) int {
 // fixture is a project folder with the default policy accepted, per-user
 // state in a temp dir, and a server on it.
 type fixture struct {
-	t   *testing.T
+	t   testing.TB
 	f   folder.Folder
 	st  *userstate.State
 	q   *queue.Queue
@@ -61,6 +63,15 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, env ...string) *fixture {
+	return setupFixture(t, env...)
+}
+
+// benchFixture is newFixture for benchmarks.
+func benchFixture(b *testing.B) *fixture { return setupFixture(b) }
+
+func osArgs0() string { return os.Args[0] }
+
+func setupFixture(t testing.TB, env ...string) *fixture {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -106,16 +117,31 @@ type testClient struct {
 
 func (fx *fixture) client() *testClient {
 	fx.t.Helper()
-	c, err := client.NewInProcessClient(fx.srv.MCP())
-	if err != nil {
-		fx.t.Fatal(err)
-	}
-	return initClient(fx.t, c)
+	return initClient(fx.t, fx.pipeClient())
+}
+
+// pipeClient connects an mcp-go client to the fixture's server through
+// pipes, in this process; closing the client ends the server's input.
+func (fx *fixture) pipeClient() *client.Client {
+	cr, sw := io.Pipe() // server -> client
+	sr, cw := io.Pipe() // client -> server
+	done := make(chan error, 1)
+	go func() {
+		done <- fx.srv.Serve(context.Background(), sr, sw)
+		sw.Close()
+	}()
+	fx.t.Cleanup(func() {
+		cw.Close()
+		if err := <-done; err != nil {
+			fx.t.Errorf("Serve: %v", err)
+		}
+	})
+	return client.NewClient(transport.NewIO(cr, cw, nil))
 }
 
 // initClient starts (again: for a stdio client that installs the
 // notification handler) and initialises c.
-func initClient(t *testing.T, c *client.Client) *testClient {
+func initClient(t testing.TB, c *client.Client) *testClient {
 	t.Helper()
 	tc := &testClient{Client: c}
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
@@ -237,7 +263,7 @@ func (fx *fixture) approver(decide func(*queue.Request) string) (seen func() []*
 }
 
 // waitFor polls cond for at most 30s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 		if cond() {

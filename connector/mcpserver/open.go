@@ -3,8 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"log"
-	"log/slog"
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/hook"
@@ -89,6 +87,3 @@ func jailValue(env []string) string {
 	}
 	return v
 }
-
-// slogLogger adapts the logger for mcp-go's error log.
-func slogLogger(l *slog.Logger) *log.Logger { return slog.NewLogLogger(l.Handler(), slog.LevelWarn) }

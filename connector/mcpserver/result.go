@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/broker"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
@@ -46,19 +45,19 @@ func (o *Outcome) failed() bool {
 
 // toolResult renders an outcome: a header, then stdout and stderr as
 // text blocks, and the outcome itself as structuredContent.
-func (o *Outcome) toolResult(header string) *mcp.CallToolResult {
-	content := []mcp.Content{mcp.NewTextContent(header)}
+func (o *Outcome) toolResult(header string) *ToolResult {
+	content := []TextContent{textBlock(header)}
 	if o.Stdout != "" {
-		content = append(content, mcp.NewTextContent("--- stdout ---\n"+o.Stdout))
+		content = append(content, textBlock("--- stdout ---\n"+o.Stdout))
 	}
 	if o.Stderr != "" {
-		content = append(content, mcp.NewTextContent("--- stderr ---\n"+o.Stderr))
+		content = append(content, textBlock("--- stderr ---\n"+o.Stderr))
 	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: o, IsError: o.failed()}
+	return &ToolResult{Content: content, StructuredContent: o, IsError: o.failed()}
 }
 
 // allowedResult renders a command the policy allowed, run here.
-func allowedResult(oc broker.Outcome, d policy.Decision) *mcp.CallToolResult {
+func allowedResult(oc broker.Outcome, d policy.Decision) *ToolResult {
 	code := oc.ExitCode
 	o := &Outcome{Status: StatusAllowed, ExitCode: &code, Stdout: oc.Stdout, Stderr: oc.Stderr,
 		Truncated: oc.StdoutTruncated || oc.StderrTruncated, DurationMS: oc.Duration.Milliseconds(),
@@ -70,7 +69,7 @@ func allowedResult(oc broker.Outcome, d policy.Decision) *mcp.CallToolResult {
 }
 
 // policyDenied renders the policy's refusal.
-func policyDenied(d policy.Decision) *mcp.CallToolResult {
+func policyDenied(d policy.Decision) *ToolResult {
 	o := &Outcome{Status: string(queue.Denied), DecidedBy: "policy", Reasons: d.Reasons}
 	var b strings.Builder
 	b.WriteString("sandbox: DENIED by this folder's policy. Nothing ran.\n")
@@ -82,7 +81,7 @@ func policyDenied(d policy.Decision) *mcp.CallToolResult {
 }
 
 // pendingResult renders a request still waiting for a human.
-func pendingResult(id string, waited time.Duration, reasons []string) *mcp.CallToolResult {
+func pendingResult(id string, waited time.Duration, reasons []string) *ToolResult {
 	o := &Outcome{ID: id, Status: StatusPending, Reasons: reasons}
 	h := fmt.Sprintf("sandbox: WAITING for a human to decide request %s (waited %s). Nothing has run yet.\n"+
 		"Call check_request with id %q to get the result once it is decided; asking the same command again joins this request.",
@@ -91,7 +90,7 @@ func pendingResult(id string, waited time.Duration, reasons []string) *mcp.CallT
 }
 
 // finishedResult renders a request that reached a decision.
-func finishedResult(f func(id string) string, res *queue.Result) *mcp.CallToolResult {
+func finishedResult(f func(id string) string, res *queue.Result) *ToolResult {
 	o := &Outcome{ID: res.ID, Status: string(res.Decision), ExitCode: res.ExitCode,
 		Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.StdoutTruncated || res.StderrTruncated,
 		DecidedBy: who(res.Approver), DurationMS: res.DurationMS, Message: res.Reason}
@@ -177,12 +176,12 @@ func quoted(r string) string {
 }
 
 // badArguments is the isError result for invalid arguments.
-func badArguments(err error) *mcp.CallToolResult {
-	return mcp.NewToolResultError("sandbox: " + err.Error())
+func badArguments(err error) *ToolResult {
+	return errorResult("sandbox: " + err.Error())
 }
 
 // internalError is the isError result when the server could not decide:
 // nothing ran.
-func internalError(err error) *mcp.CallToolResult {
-	return mcp.NewToolResultError("sandbox: could not handle this call, so nothing ran: " + err.Error())
+func internalError(err error) *ToolResult {
+	return errorResult("sandbox: could not handle this call, so nothing ran: " + err.Error())
 }

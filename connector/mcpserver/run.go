@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/broker"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/policy"
@@ -19,8 +18,8 @@ type runCall struct {
 	wait                 time.Duration
 }
 
-func (s *Server) parseRun(req mcp.CallToolRequest) (*runCall, error) {
-	a := newArgs(req.GetRawArguments(), "command", "reason", "cwd", "wait_seconds")
+func (s *Server) parseRun(p *callParams) (*runCall, error) {
+	a := newArgs(p.Arguments, "command", "reason", "cwd", "wait_seconds")
 	rc := &runCall{
 		command: a.str("command", true, maxCommand),
 		reason:  a.str("reason", true, maxReason),
@@ -40,8 +39,8 @@ func (s *Server) parseRun(req mcp.CallToolRequest) (*runCall, error) {
 
 // handleRun classifies the command: allow runs it here, deny refuses it,
 // escalate asks a human and waits.
-func (s *Server) handleRun(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	rc, err := s.parseRun(req)
+func (s *Server) handleRun(ctx context.Context, p *callParams) (*ToolResult, error) {
+	rc, err := s.parseRun(p)
 	if err != nil {
 		return badArguments(err), nil
 	}
@@ -65,14 +64,14 @@ func (s *Server) handleRun(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		}
 		return policyDenied(d), nil
 	case policy.Escalate:
-		return s.escalate(ctx, core, call, d, rc.wait, progressToken(req))
+		return s.escalate(ctx, core, call, d, rc.wait, p.Meta.ProgressToken)
 	}
 	return internalError(fmt.Errorf("bug: policy returned tier %v", d.Decision)), nil
 }
 
 // runAllowed runs an allowed command with the server's own rights (inside
 // the jail when the agent is jailed), environment scrubbed, and audits it.
-func (s *Server) runAllowed(ctx context.Context, core *hook.Core, call *hook.Call, d policy.Decision) (*mcp.CallToolResult, error) {
+func (s *Server) runAllowed(ctx context.Context, core *hook.Core, call *hook.Call, d policy.Decision) (*ToolResult, error) {
 	oc, err := broker.Run(ctx, broker.Spec{
 		Script: call.Script, Shell: "bash", Root: s.opts.Folder.Root, Dir: call.Cwd,
 		Env: broker.Scrub(s.opts.Environ, envPass(core)), MaxCapture: queue.DefaultOutputCap,

@@ -19,7 +19,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 )
@@ -60,12 +59,16 @@ type Options struct {
 
 // Server is one MCP server for one folder.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	mcp     *server.MCPServer
-	session string // joins identical requests asked again by this client
-	status  *statusCache
+	opts     Options
+	log      *slog.Logger
+	tools    []Tool
+	handlers map[string]handler
+	session  string // joins identical requests asked again by this client
+	status   *statusCache
 }
+
+// handler answers one tool call.
+type handler func(ctx context.Context, p *callParams) (*ToolResult, error)
 
 // New builds the server and registers its tools.
 func New(o Options) (*Server, error) {
@@ -86,26 +89,8 @@ func New(o Options) (*Server, error) {
 	if s.opts.Open == nil {
 		s.opts.Open = s.openLive
 	}
-	s.mcp = server.NewMCPServer("sandbox", orDefault(o.Version, "dev"),
-		server.WithToolCapabilities(false),
-		server.WithRecovery(),
-		server.WithInstructions(instructions))
 	s.addTools()
 	return s, nil
-}
-
-// MCP is the underlying mcp-go server (for in-process clients).
-func (s *Server) MCP() *server.MCPServer { return s.mcp }
-
-// Serve answers JSON-RPC on in and out until in ends or ctx is done.
-// Every waiting tool call ends with it: their requests stay pending and
-// answerable with check_request.
-func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	std := server.NewStdioServer(s.mcp)
-	std.SetErrorLogger(slogLogger(s.log))
-	server.WithWorkerPoolSize(maxConcurrentCalls)(std)
-	server.WithQueueSize(maxConcurrentCalls)(std)
-	return std.Listen(ctx, in, out)
 }
 
 // maxConcurrentCalls bounds the tool calls served at once (each waiting

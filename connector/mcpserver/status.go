@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
@@ -66,13 +65,13 @@ type JailStatus struct {
 	Value  string `json:"value,omitempty"` // SANDBOX_JAIL as set by the launcher
 }
 
-func (s *Server) handleStatus(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(req.GetRawArguments())
+func (s *Server) handleStatus(_ context.Context, p *callParams) (*ToolResult, error) {
+	a := newArgs(p.Arguments)
 	if err := a.err(ToolStatus); err != nil {
 		return badArguments(err), nil
 	}
 	st := s.collect()
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(st.text())}, StructuredContent: st}, nil
+	return &ToolResult{Content: []TextContent{textBlock(st.text())}, StructuredContent: st}, nil
 }
 
 // collect gathers the status; a part that cannot be read says so.

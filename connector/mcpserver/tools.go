@@ -1,10 +1,6 @@
 package mcpserver
 
-import (
-	"encoding/json"
-
-	"github.com/mark3labs/mcp-go/mcp"
-)
+import "encoding/json"
 
 // Tool names.
 const (
@@ -14,62 +10,76 @@ const (
 )
 
 func (s *Server) addTools() {
-	s.mcp.AddTool(runTool(), s.handleRun)
-	s.mcp.AddTool(checkTool(), s.handleCheck)
-	s.mcp.AddTool(statusTool(), s.handleStatus)
+	s.handlers = map[string]handler{}
+	for _, t := range []struct {
+		tool Tool
+		h    handler
+	}{{runTool, s.handleRun}, {checkTool, s.handleCheck}, {statusTool, s.handleStatus}} {
+		s.tools = append(s.tools, t.tool)
+		s.handlers[t.tool.Name] = t.h
+	}
 }
 
-func runTool() mcp.Tool {
-	return mcp.NewTool(ToolRun,
-		mcp.WithDescription("Run a shell command (bash) that needs privileges this agent does not hold, such as "+
-			"`git push`, installing packages or changing files outside the project. The project's policy decides: "+
-			"allowed commands run at once, forbidden ones are refused, and the rest go to a human, who approves or "+
-			"denies; this call waits for the decision (wait_seconds) and returns the command's real output, exit "+
-			"code and who approved it. The command runs once, outside the agent: do not run it again yourself. "+
-			"If the result says pending, call check_request with its id later."),
-		mcp.WithString("command", mcp.Required(), mcp.Description("The bash command line to run, exactly as a human will see it.")),
-		mcp.WithString("reason", mcp.Required(), mcp.Description("Why this command is needed: the human reads it before deciding.")),
-		mcp.WithString("cwd", mcp.Description("Working directory: absolute, or relative to the project root; it must be inside the project (default: the project root).")),
-		mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(DefaultWaitSeconds),
-			mcp.Description("How long to wait for a human's decision before returning status pending (default 120, at most 3600).")),
-		mcp.WithTitleAnnotation("Run a privileged command (asks a human)"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(true),
-		mcp.WithIdempotentHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(true),
-		mcp.WithRawOutputSchema(outcomeSchema),
-	)
+// toolList is what tools/list returns.
+func (s *Server) toolList() []Tool { return s.tools }
+
+var runTool = Tool{
+	Name:  ToolRun,
+	Title: "Run a privileged command (asks a human)",
+	Description: "Run a shell command (bash) that needs privileges this agent does not hold, such as " +
+		"`git push`, installing packages or changing files outside the project. The project's policy decides: " +
+		"allowed commands run at once, forbidden ones are refused, and the rest go to a human, who approves or " +
+		"denies; this call waits for the decision (wait_seconds) and returns the command's real output, exit " +
+		"code and who approved it. The command runs once, outside the agent: do not run it again yourself. " +
+		"If the result says pending, call check_request with its id later.",
+	InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The bash command line to run, exactly as a human will see it."},
+    "reason": {"type": "string", "description": "Why this command is needed: the human reads it before deciding."},
+    "cwd": {"type": "string", "description": "Working directory: absolute, or relative to the project root; it must be inside the project (default: the project root)."},
+    "wait_seconds": {"type": "integer", "minimum": 0, "maximum": 3600, "default": 120,
+      "description": "How long to wait for a human's decision before returning status pending (default 120, at most 3600)."}
+  },
+  "required": ["command", "reason"],
+  "additionalProperties": false
+}`),
+	OutputSchema: outcomeSchema,
+	Annotations: Annotations{Title: "Run a privileged command (asks a human)",
+		ReadOnlyHint: false, DestructiveHint: true, IdempotentHint: false, OpenWorldHint: true},
 }
 
-func checkTool() mcp.Tool {
-	return mcp.NewTool(ToolCheck,
-		mcp.WithDescription("Return the status of an escalated request by id (from run_privileged, or named in a "+
-			"sandbox message), waiting up to wait_seconds for a decision; once decided, the same result as "+
-			"run_privileged: the real output, exit code and who decided."),
-		mcp.WithString("id", mcp.Required(), mcp.Description("The request id.")),
-		mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(MaxWaitSeconds), mcp.DefaultNumber(DefaultWaitSeconds),
-			mcp.Description("How long to wait for a decision while the request is pending (default 120, at most 3600; 0 answers at once).")),
-		mcp.WithTitleAnnotation("Check an escalated request"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
-		mcp.WithRawOutputSchema(outcomeSchema),
-	)
+var checkTool = Tool{
+	Name:  ToolCheck,
+	Title: "Check an escalated request",
+	Description: "Return the status of an escalated request by id (from run_privileged, or named in a " +
+		"sandbox message), waiting up to wait_seconds for a decision; once decided, the same result as " +
+		"run_privileged: the real output, exit code and who decided.",
+	InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "id": {"type": "string", "description": "The request id."},
+    "wait_seconds": {"type": "integer", "minimum": 0, "maximum": 3600, "default": 120,
+      "description": "How long to wait for a decision while the request is pending (default 120, at most 3600; 0 answers at once)."}
+  },
+  "required": ["id"],
+  "additionalProperties": false
+}`),
+	OutputSchema: outcomeSchema,
+	Annotations: Annotations{Title: "Check an escalated request",
+		ReadOnlyHint: true, DestructiveHint: false, IdempotentHint: true, OpenWorldHint: false},
 }
 
-func statusTool() mcp.Tool {
-	return mcp.NewTool(ToolStatus,
-		mcp.WithDescription("Describe this sandbox folder: the policy in force (rules per trigger and tier, the accepted "+
-			"policy's hash, any change waiting for acceptance), pending requests, recent decisions, the audit log's "+
-			"head and whether it verifies, and whether this server runs inside `sandbox run`'s jail."),
-		mcp.WithTitleAnnotation("Sandbox status"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
-		mcp.WithRawOutputSchema(statusSchema),
-	)
+var statusTool = Tool{
+	Name:  ToolStatus,
+	Title: "Sandbox status",
+	Description: "Describe this sandbox folder: the policy in force (rules per trigger and tier, the accepted " +
+		"policy's hash, any change waiting for acceptance), pending requests, recent decisions, the audit log's " +
+		"head and whether it verifies, and whether this server runs inside `sandbox run`'s jail.",
+	InputSchema:  json.RawMessage(`{"type": "object", "properties": {}, "additionalProperties": false}`),
+	OutputSchema: statusSchema,
+	Annotations: Annotations{Title: "Sandbox status",
+		ReadOnlyHint: true, DestructiveHint: false, IdempotentHint: true, OpenWorldHint: false},
 }
 
 // outcomeSchema describes Outcome, the structuredContent of
