@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -65,12 +66,16 @@ func hookAgents() []string {
 	for n := range hookProfiles {
 		names = append(names, n)
 	}
+	names = append(names, adapterAgents()...)
 	sort.Strings(names)
 	return names
 }
 
 // runHook answers one event; every error becomes exit 2 with one line.
 func runHook(ctx context.Context, opts *hookOptions) error {
+	if a, ok := hookAdapters[opts.agent]; ok {
+		return runHookAdapter(ctx, opts, opts.agent, a)
+	}
 	p, ok := hookProfiles[opts.agent]
 	if !ok {
 		return &exitError{exitHookRefused, fmt.Sprintf("hook: unknown agent %q (known: %s)", opts.agent, strings.Join(hookAgents(), ", "))}
@@ -118,7 +123,7 @@ func hookMain(args []string) (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := runHook(ctx, opts)
-	if err != nil {
+	if ee := (*exitError)(nil); err != nil && !(errors.As(err, &ee) && ee.msg == "") {
 		fmt.Fprintf(os.Stderr, "sandbox: %s\n", err)
 	}
 	return exitCode(err)

@@ -6,5 +6,6 @@ package main
 import (
 	_ "github.com/sandbox-dev/sandbox/connector/claude"
 	_ "github.com/sandbox-dev/sandbox/connector/codex"
+	_ "github.com/sandbox-dev/sandbox/connector/cursor"
 	_ "github.com/sandbox-dev/sandbox/connector/mcpserver"
 )

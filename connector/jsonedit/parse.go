@@ -44,7 +44,12 @@ type Node struct {
 	Elems      []*Node
 	Str        string // the decoded string, Kind String
 	src        []byte // the text the node was parsed from
+	root       *Node  // the document's top-level value
 }
+
+// Root is the top-level value of the document the node was parsed from,
+// for matchers that must look beyond the node.
+func (n *Node) Root() *Node { return n.root }
 
 // Text is the node's JSON text.
 func (n *Node) Text() string { return string(n.src[n.Start:n.End]) }
@@ -102,7 +107,11 @@ func parse(file string, src []byte) (*Node, error) {
 		return nil, malformed(file, src, 0, err.Error())
 	}
 	p := &spanParser{src: src}
-	return p.value(), nil
+	root := p.value()
+	for _, n := range p.nodes {
+		n.root = root
+	}
+	return root, nil
 }
 
 // malformed is ErrMalformed at the line holding byte offset off.
@@ -114,8 +123,9 @@ func malformed(file string, src []byte, off int, msg string) error {
 
 // spanParser walks JSON that encoding/json has already validated.
 type spanParser struct {
-	src []byte
-	pos int
+	src   []byte
+	pos   int
+	nodes []*Node // every node made, to point them at the root
 }
 
 func (p *spanParser) ws() {
@@ -127,6 +137,7 @@ func (p *spanParser) ws() {
 func (p *spanParser) value() *Node {
 	p.ws()
 	n := &Node{Start: p.pos, src: p.src}
+	p.nodes = append(p.nodes, n)
 	switch p.src[p.pos] {
 	case '{':
 		n.Kind = Object
