@@ -12,11 +12,15 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   echo "wine: creating the prefix $WINEPREFIX" >&2
   "$wine" wineboot --init >/dev/null 2>&1 </dev/null
   "${wine%/*}/wineserver" -w 2>/dev/null || true
+  # one program run to the end before any test: the first start after
+  # wineboot still finishes setting up the prefix
+  "$wine" cmd /c exit 0 >/dev/null 2>&1 </dev/null || true
+  "${wine%/*}/wineserver" -w 2>/dev/null || true
 fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-x86_64-w64-mingw32-as -o "$tmp/dllmain.o" "$here/dllmain.s"
+x86_64-w64-mingw32-as -o "$tmp/dllmain.o" "$here/dllmain.asm"
 x86_64-w64-mingw32-ld --dll --no-insert-timestamp -e DllMain --subsystem windows \
   -o "$tmp/bcryptprimitives.dll" "$tmp/dllmain.o" "$here/bcryptprimitives.def"
 install -m 0644 "$tmp/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"

@@ -30,7 +30,7 @@ wine_missing() {
 
 # wine_stamp identifies the prefix's recipe: a change rebuilds it.
 wine_stamp() {
-  cat "$wine_dir/bcryptprimitives.def" "$wine_dir/dllmain.s" | sha256sum | cut -c1-16
+  cat "$wine_dir/bcryptprimitives.def" "$wine_dir/dllmain.asm" | sha256sum | cut -c1-16
 }
 
 # wine_ready creates the prefix and installs the DLL unless done. The
