@@ -13,6 +13,8 @@ debs=(
   git              # shim and connector tests push to local bare repos
   curl             # jail tests reach the egress proxy with a real client
   chromium         # the dashboard's browser test (playwright-core drives Debian's chromium)
+  wine64           # hack/test-windows.sh runs the Windows tests under Wine 8
+  binutils-mingw-w64-x86-64 # as and ld build the forwarder DLL Go binaries need under Wine 8
 )
 
 missing=()
