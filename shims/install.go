@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -56,8 +57,13 @@ func installOne(dir, exe, name string, self os.FileInfo) error {
 }
 
 // link makes path a symbolic link to exe, else a hard link, else a copy.
+// On Windows, where a symbolic link needs a privilege (and Wine only
+// pretends to make one), it is a hard link or a copy.
 func link(exe, path string) error {
-	errSym := os.Symlink(exe, path)
+	errSym := errors.ErrUnsupported
+	if runtime.GOOS != "windows" {
+		errSym = os.Symlink(exe, path)
+	}
 	if errSym == nil {
 		return nil
 	}
