@@ -11,8 +11,8 @@ import (
 // What a Job Object leaves open, said plainly in every report.
 const (
 	notFS  = "a Job Object does not confine the file system: the command can read and write everything your user can, .sandbox/ and the per-user state dir included"
-	notReg = "nor the registry: the command can read and change your user's registry keys"
-	notNet = "nor the network: direct connections bypass the proxy; only programs that honour HTTP(S)_PROXY go through it"
+	notReg = "a Job Object does not confine the registry: the command can read and change your user's keys"
+	notNet = "a Job Object does not confine the network: direct connections bypass the proxy; only programs that honour HTTP(S)_PROXY go through it"
 	notSvc = "processes started through a service (WMI, Task Scheduler, COM servers) run outside the job and outlive it"
 )
 
@@ -33,7 +33,8 @@ func (f *facts) report() jailspec.Report {
 		layer(jailspec.LayerNetwork, jailspec.StatusMissing, "%s", notNet),
 	}
 	r.Notes = append(r.Notes, f.system(),
-		"Job Object: "+notFS+"; "+notReg+"; "+notNet+"; "+notSvc,
+		"not confined on Windows: the file system, the registry, direct network connections, "+
+			"and processes started through services",
 		"UI: desktops, display settings, system parameters, global atoms, other processes' windows and logoff refused; "+
 			"input synthesised for the foreground window (SendInput) is not")
 	if f.inJob {
@@ -67,5 +68,6 @@ func (f *facts) pidLayer() jailspec.LayerReport {
 		return layer(jailspec.LayerPid, jailspec.StatusMissing, "no job of its own: jailed processes may outlive the run")
 	}
 	return layer(jailspec.LayerPid, jailspec.StatusOK,
-		"Job Object kills the whole tree when the supervisor ends for any reason (kill-on-close, no breakaway); "+notSvc)
+		"Job Object kills the whole tree when the supervisor ends for any reason (kill-on-close, no breakaway), "+
+			"but "+notSvc)
 }
