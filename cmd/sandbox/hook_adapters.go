@@ -8,8 +8,10 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/cursor"
+	"github.com/sandbox-dev/sandbox/connector/gemini"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/live"
+	"github.com/sandbox-dev/sandbox/connector/windsurf"
 )
 
 // hookAdapter is an agent whose hook protocol is not Claude Code's: run
@@ -22,7 +24,9 @@ type hookAdapter struct {
 
 // hookAdapters are the other agents `sandbox hook AGENT` answers for.
 var hookAdapters = map[string]hookAdapter{
-	cursor.Name: {run: cursor.Run, refuse: cursor.Refuse},
+	cursor.Name:   {run: cursor.Run, refuse: cursor.Refuse},
+	gemini.Name:   {run: gemini.Run, refuse: gemini.Refuse},
+	windsurf.Name: {run: windsurf.Run, refuse: windsurf.Refuse},
 }
 
 // runHookAdapter answers one event of an adapter's agent; an error

@@ -7,5 +7,7 @@ import (
 	_ "github.com/sandbox-dev/sandbox/connector/claude"
 	_ "github.com/sandbox-dev/sandbox/connector/codex"
 	_ "github.com/sandbox-dev/sandbox/connector/cursor"
+	_ "github.com/sandbox-dev/sandbox/connector/gemini"
 	_ "github.com/sandbox-dev/sandbox/connector/mcpserver"
+	_ "github.com/sandbox-dev/sandbox/connector/windsurf"
 )

@@ -156,3 +156,13 @@ func (d *Doc) RemoveElement(path []string, i int) error {
 	d.removeItem(arr, i, nil)
 	return nil
 }
+
+// RemoveItem deletes member or element i of container c, which must have
+// come from a Lookup (or Root) of d's current text.
+func (d *Doc) RemoveItem(c *Node, i int) error {
+	if (c.Kind != Object && c.Kind != Array) || i < 0 || i >= c.Len() {
+		return fmt.Errorf("bug: item %d of a %s", i, c.Kind)
+	}
+	d.removeItem(c, i, nil)
+	return nil
+}

@@ -87,6 +87,13 @@ func (e Edit) Install(root string, prev *Change) (ch *Change, changed bool, err 
 // sandbox's entries with ours. A file (and directory) that the install
 // created is removed when nothing else is left in it.
 func Uninstall(root string, ch *Change, ours Matcher) error {
+	return UninstallFunc(root, ch, func(d *Doc) error { return d.Undo(ch.Sites, ours) })
+}
+
+// UninstallFunc is Uninstall with the edit done by undo, for files whose
+// entries need more than Undo (say, a hook inside a group the user has
+// since added hooks of their own to).
+func UninstallFunc(root string, ch *Change, undo func(d *Doc) error) error {
 	path := filepath.Join(root, ch.File)
 	src, perm, missing, err := read(path)
 	if err != nil || missing {
@@ -96,7 +103,7 @@ func Uninstall(root string, ch *Change, ours Matcher) error {
 	if err != nil {
 		return err
 	}
-	if err := d.Undo(ch.Sites, ours); err != nil {
+	if err := undo(d); err != nil {
 		return err
 	}
 	if ch.Created && bytes.Equal(bytes.TrimSpace(d.Bytes()), []byte("{}")) {

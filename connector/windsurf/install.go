@@ -1,0 +1,72 @@
+package windsurf
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sandbox-dev/sandbox/connector/adapter"
+	"github.com/sandbox-dev/sandbox/connector/claude"
+	"github.com/sandbox-dev/sandbox/connector/install"
+	"github.com/sandbox-dev/sandbox/connector/jsonedit"
+)
+
+func init() { install.Register(Integration{}) }
+
+// HooksFile is the project's Cascade hooks file, relative to the root.
+var HooksFile = filepath.Join(".windsurf", "hooks.json")
+
+// entry is one hook; ShowOutput shows its output in Cascade.
+type entry struct {
+	Command    string `json:"command"`
+	ShowOutput bool   `json:"show_output"`
+}
+
+// Hooks are the hooks `sandbox init --windsurf` adds for command cmd.
+func Hooks(cmd string) []adapter.FlatHook {
+	e := entry{Command: cmd, ShowOutput: true}
+	var hooks []adapter.FlatHook
+	for _, ev := range []string{PreRunCommand, PreWriteCode, PreReadCode, PreMCPToolUse} {
+		hooks = append(hooks, adapter.FlatHook{Event: ev, Entry: e})
+	}
+	return hooks
+}
+
+// Integration wires Cascade's hooks into .windsurf/hooks.json.
+type Integration struct{}
+
+// Name is the init flag.
+func (Integration) Name() string { return Name }
+
+// Install merges the hooks into the hooks file.
+func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
+	var old *jsonedit.Change
+	if len(prev) > 0 {
+		old = &jsonedit.Change{}
+		if err := json.Unmarshal(prev, old); err != nil {
+			return nil, fmt.Errorf("windsurf: recorded change: %w", err)
+		}
+	}
+	cmd := claude.Command(env.Exe, Name)
+	edit := jsonedit.Edit{File: HooksFile, Command: cmd, Ours: adapter.OursFlat,
+		Add: func(d *jsonedit.Doc) ([]jsonedit.Site, error) {
+			return adapter.AddFlatHooks(d, cmd, Hooks(cmd), jsonedit.First)
+		}}
+	ch, changed, err := edit.Install(env.Folder.Root, old)
+	if err != nil {
+		return nil, err
+	}
+	if !changed {
+		return prev, nil
+	}
+	return json.Marshal(ch)
+}
+
+// Uninstall removes exactly what Install recorded.
+func (Integration) Uninstall(env install.Env, c install.Change) error {
+	var ch jsonedit.Change
+	if err := json.Unmarshal(c, &ch); err != nil {
+		return fmt.Errorf("windsurf: recorded change: %w", err)
+	}
+	return jsonedit.Uninstall(env.Folder.Root, &ch, adapter.OursFlat(ch.Command))
+}
