@@ -3,6 +3,7 @@ package shims
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 )
@@ -16,15 +17,21 @@ type site struct {
 	self   os.FileInfo // this executable (a link's target), to never exec it
 }
 
-// locate finds the shim directory: $SANDBOX_SHIM_DIR, else the first
-// PATH entry holding name as this very executable. The project is the
-// folder around a .sandbox/shims directory, else the nearest .sandbox/
-// above the current directory.
-func locate(name string, path []string) (*site, error) {
+// locate finds the shim directory: $SANDBOX_SHIM_DIR, else the directory
+// of argv0 when the shim was called by a path, else the first PATH entry
+// holding name as this very executable. The project is the folder around
+// a .sandbox/shims directory, else the nearest .sandbox/ above the
+// current directory.
+func locate(name, argv0 string, path []string) (*site, error) {
 	s := &site{self: selfInfo()}
-	if d := os.Getenv(EnvDir); filepath.IsAbs(d) {
+	switch d := os.Getenv(EnvDir); {
+	case filepath.IsAbs(d):
 		s.dir = filepath.Clean(d)
-	} else {
+	case strings.ContainsAny(argv0, `/\`):
+		if abs, err := filepath.Abs(filepath.Dir(argv0)); err == nil {
+			s.dir = abs
+		}
+	default:
 		s.dir = findSelfOnPath(name, path, s.self)
 	}
 	if s.dir != "" {

@@ -39,7 +39,7 @@ func MaybeRun() {
 func Main(name string, argv []string) int {
 	debug.SetGCPercent(-1) // the allowed path is short; escalate turns it back on
 	path := filepath.SplitList(os.Getenv("PATH"))
-	s, err := locate(name, path)
+	s, err := locate(name, argv[0], path)
 	if err != nil && s.folder.Root == "" {
 		return refuse("%s: no sandbox project here (%v)", name, err)
 	}
