@@ -19,9 +19,10 @@ import (
 // started runs cmd in the background; wait returns what run returns.
 func started(t *testing.T, cmd *exec.Cmd) (wait func() (string, string, int)) {
 	t.Helper()
+	finish := start(t, cmd)
 	done := make(chan [3]any, 1)
 	go func() {
-		o, e, c := run(t, cmd)
+		o, e, c := finish()
 		done <- [3]any{o, e, c}
 	}()
 	return func() (string, string, int) {

@@ -118,6 +118,13 @@ func (fx *fixture) shim(path string, extra []string, args ...string) *exec.Cmd {
 // run runs cmd (bounded) and returns stdout, stderr and the exit code.
 func run(t *testing.T, cmd *exec.Cmd) (string, string, int) {
 	t.Helper()
+	return start(t, cmd)()
+}
+
+// start starts cmd; the returned function waits for it (bounded) and
+// returns stdout, stderr and the exit code.
+func start(t *testing.T, cmd *exec.Cmd) func() (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if cmd.Stdin == nil {
@@ -126,16 +133,18 @@ func run(t *testing.T, cmd *exec.Cmd) (string, string, int) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer timer.Stop()
-	err := cmd.Wait()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+	return func() (string, string, int) {
+		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+		defer timer.Stop()
+		err := cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Error(err)
+		}
+		return out.String(), errb.String(), code
 	}
-	return out.String(), errb.String(), code
 }
 
 // pending waits (bounded) for the one pending request.
