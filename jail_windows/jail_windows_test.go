@@ -209,3 +209,31 @@ func TestFailedStartNeverRuns(t *testing.T) {
 		t.Fatal("the aborted process ran: it wrote its mark")
 	}
 }
+
+// After Wait has released the job, Kill must not touch its handle (the
+// value may already name another object).
+func TestKillAfterWait(t *testing.T) {
+	var j Jail
+	p, err := j.Start(context.Background(), helperSpec(t, "exit", "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if _, err := p.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatalf("Kill after Wait = %v, want nil", err)
+	}
+}
+
+func TestStartCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var j Jail
+	p, err := j.Start(ctx, helperSpec(t, "exit", "0"))
+	if p != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start with a cancelled context = %v, %v", p, err)
+	}
+}

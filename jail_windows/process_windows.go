@@ -26,6 +26,9 @@ type process struct {
 	lw   *limitWatch
 	log  *slog.Logger
 
+	mu       sync.Mutex
+	released bool // the job handle is closed: Kill must not use it (guarded by mu)
+
 	waitOnce sync.Once
 	status   jailspec.ExitStatus
 	waitErr  error
@@ -56,7 +59,13 @@ func (p *process) Signal(sig os.Signal) error {
 }
 
 // Kill terminates every process in the job; they exit with KilledCode.
+// After Wait has released the job it does nothing.
 func (p *process) Kill() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.released {
+		return nil
+	}
 	if err := p.job.TerminateWithExitCode(KilledCode); err != nil {
 		return fmt.Errorf("%w: terminate: %w", ErrJob, err)
 	}
@@ -101,8 +110,11 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 // completion port and the process handle.
 func (p *process) release() {
 	p.lw.close()
+	p.mu.Lock()
+	p.released = true
 	if err := p.job.Close(); err != nil {
 		p.log.Warn("jail job close", "err", err)
 	}
+	p.mu.Unlock()
 	windows.CloseHandle(p.proc)
 }

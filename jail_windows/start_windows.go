@@ -37,7 +37,10 @@ type starter struct {
 	lw   *limitWatch
 }
 
-func (s *starter) start(_ context.Context) (p jailspec.Process, err error) {
+func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &StartError{Code: codeSetup, Err: err}
+	}
 	if err := checkSpec(s.spec); err != nil {
 		return nil, &StartError{Code: codeSetup, Err: err}
 	}
