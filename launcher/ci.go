@@ -114,7 +114,7 @@ func (c *CIApprover) decide(ctx context.Context, r *queue.Request) {
 	if verdict {
 		res, err = c.ap.Approve(ctx, r.ID, approver.ApproveOptions{ShownHash: r.Hash})
 	} else {
-		res, err = c.ap.Deny(ctx, r.ID, denyMessage(why))
+		res, err = c.ap.Deny(ctx, r.ID, why)
 	}
 	e.fill(res, err, verdict)
 	c.log.Info("CI decision", "id", r.ID, "outcome", e.Outcome, "why", why)
@@ -124,7 +124,7 @@ func (c *CIApprover) decide(ctx context.Context, r *queue.Request) {
 }
 
 // verdict asks the ci: section: true to approve; why names the rule or
-// says what was not approved.
+// says what was not approved, in words for the agent.
 func (c *CIApprover) verdict(r *queue.Request) (bool, string) {
 	e, err := c.b.load()
 	if err != nil {
@@ -141,7 +141,13 @@ func (c *CIApprover) verdict(r *queue.Request) (bool, string) {
 	case policy.Deny:
 		return false, "denied by the ci: section: " + strings.Join(d.Reasons, "; ")
 	}
-	return false, "not approved by the policy's ci: section (" + strings.Join(d.Reasons, "; ") + ")"
+	trigger := "shell"
+	if len(d.Parts) > 0 {
+		trigger = string(d.Parts[0].Trigger)
+	}
+	return false, fmt.Sprintf("no human to ask in CI mode, and the policy's ci: section does not approve it "+
+		"(%s); to allow it, add a matching rule under `ci: %s: approve:` in .sandbox/policy.yaml",
+		strings.Join(d.Reasons, "; "), trigger)
 }
 
 // partRules lists the rules that decided the parts of tier t.
@@ -153,12 +159,6 @@ func partRules(d policy.Decision, t policy.Tier) string {
 		}
 	}
 	return strings.Join(rules, ", ")
-}
-
-// denyMessage is what the agent reads.
-func denyMessage(why string) string {
-	return fmt.Sprintf("CI mode, no human to ask: %s. To allow it in CI, add a matching rule under "+
-		"`ci: <trigger>: approve:` in .sandbox/policy.yaml.", why)
 }
 
 // Report returns the decisions so far, in order.

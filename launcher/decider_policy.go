@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -112,6 +113,8 @@ func (d *PolicyDecider) escalate(ctx context.Context, host string, port int, dec
 		return false, fmt.Sprintf("request %s: %v", id, err)
 	case res.Decision == queue.Approved:
 		return true, "approved by " + res.Approver.User
+	case res.Decision == queue.Denied && res.Approver.Surface == approver.SurfaceCI:
+		return false, fmt.Sprintf("denied in CI mode (request %s): %s", id, orNoReason(res.Reason))
 	case res.Decision == queue.Denied:
 		return false, fmt.Sprintf("denied by %s (request %s): %s", res.Approver.User, id, orNoReason(res.Reason))
 	}

@@ -103,7 +103,7 @@ func outcome(res *queue.Result, call []string) int {
 	case queue.Denied:
 		who := res.Approver.User
 		if res.Approver.Surface == approver.SurfaceCI {
-			who = "CI mode (no human)"
+			who = "CI mode"
 		}
 		return refuse("`%s` was denied by %s: %s", show(call), who, orNone(res.Reason))
 	case queue.Failed:

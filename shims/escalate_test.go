@@ -77,7 +77,7 @@ func TestEscalateCIDenialSaysCI(t *testing.T) {
 	}
 	_ = ap
 	_, errOut, code := wait()
-	if code != ExitRefused || !strings.Contains(errOut, "denied by CI mode (no human): CI mode, no human to ask") ||
+	if code != ExitRefused || !strings.Contains(errOut, "denied by CI mode: CI mode, no human to ask") ||
 		strings.Contains(errOut, "waiting for") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
