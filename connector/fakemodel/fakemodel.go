@@ -14,6 +14,9 @@ type ToolCall struct {
 	ID    string
 	Name  string
 	Input any // marshalled to JSON as the tool's arguments
+	// Namespace, for the Responses API, is the namespace of a namespaced
+	// tool (Codex offers an MCP server's tools in "mcp__SERVER").
+	Namespace string
 }
 
 // Reply is what the fake model answers on one turn: optional text, then

@@ -149,6 +149,9 @@ func (r *Responses) call(s *sse, idx int, tc ToolCall) any {
 	}
 	item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%04d", r.ids.Add(1)),
 		"call_id": callID, "name": tc.Name, "arguments": inputJSON(tc.Input), "status": "completed"}
+	if tc.Namespace != "" {
+		item["namespace"] = tc.Namespace
+	}
 	s.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": idx, "item": item})
 	s.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": idx, "item": item})
 	return item

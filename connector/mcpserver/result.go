@@ -17,9 +17,13 @@ const (
 )
 
 // Outcome is the structuredContent of run_privileged and check_request.
+// Summary repeats the header of the text content: some clients (Claude
+// Code) pass only structuredContent on to the model, which must still
+// read that the command ran and must not be run again.
 type Outcome struct {
 	ID         string   `json:"id"`
 	Status     string   `json:"status"`
+	Summary    string   `json:"summary"`
 	ExitCode   *int     `json:"exit_code"`
 	Stdout     string   `json:"stdout"`
 	Stderr     string   `json:"stderr"`
@@ -46,6 +50,7 @@ func (o *Outcome) failed() bool {
 // toolResult renders an outcome: a header, then stdout and stderr as
 // text blocks, and the outcome itself as structuredContent.
 func (o *Outcome) toolResult(header string) *ToolResult {
+	o.Summary = header
 	content := []TextContent{textBlock(header)}
 	if o.Stdout != "" {
 		content = append(content, textBlock("--- stdout ---\n"+o.Stdout))

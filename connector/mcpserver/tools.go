@@ -89,6 +89,7 @@ var outcomeSchema = json.RawMessage(`{
   "properties": {
     "id": {"type": "string", "description": "the request id (empty when the policy allowed the command and it ran at once)"},
     "status": {"type": "string", "enum": ["allowed", "approved", "denied", "pending", "withdrawn", "expired", "interrupted", "failed"]},
+    "summary": {"type": "string", "description": "what happened, in words: who decided, the exit code, and whether it ran"},
     "exit_code": {"type": ["integer", "null"], "description": "null when nothing ran"},
     "stdout": {"type": "string"},
     "stderr": {"type": "string"},
@@ -99,7 +100,7 @@ var outcomeSchema = json.RawMessage(`{
     "reasons": {"type": "array", "items": {"type": "string"}, "description": "the policy's reasons"},
     "message": {"type": "string", "description": "the human's reason, or why the request ended as it did"}
   },
-  "required": ["id", "status", "exit_code", "stdout", "stderr", "truncated", "log_path"]
+  "required": ["id", "status", "summary", "exit_code", "stdout", "stderr", "truncated", "log_path"]
 }`)
 
 // statusSchema describes Status, the structuredContent of sandbox_status.
