@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -96,5 +97,31 @@ func TestStatusAuditTampering(t *testing.T) {
 	os.WriteFile(files[0], []byte(string(b[:len(b)/2])+"\n"), 0o600)
 	if st, _ := status(t, c); st.Audit.Verifies || st.Audit.Problem == "" {
 		t.Errorf("a truncated log verifies: %+v", st.Audit)
+	}
+}
+
+// Inside the jail the per-user state is out of reach: no accepted policy
+// can be read, so everything but the built-in denials goes to a human.
+func TestJailedWithoutUserStateEscalatesEverything(t *testing.T) {
+	fx := newFixture(t, JailVar+"=1")
+	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "unreachable"))
+	c := fx.client()
+	o := outcome(t, c.call(t, ToolRun, map[string]any{"command": "echo harmless", "reason": "r", "wait_seconds": 0}, nil))
+	if o.Status != StatusPending || o.ID == "" {
+		t.Fatalf("outcome %+v", o)
+	}
+	if o := outcome(t, c.call(t, ToolRun, map[string]any{"command": "rm -rf .sandbox", "reason": "r"}, nil)); o.Status != string(queue.Denied) {
+		t.Errorf("a built-in denial inside the jail: %+v", o)
+	}
+	st, _ := status(t, c)
+	if st.Policy.State != "unavailable" || st.Audit.Verifies || !st.Jail.Jailed {
+		t.Errorf("status %+v", st)
+	}
+	// Outside the jail the same failure is an error, not a silent mode.
+	fx2 := newFixture(t)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "unreachable"))
+	res := fx2.client().call(t, ToolRun, map[string]any{"command": "echo harmless", "reason": "r"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "nothing ran") {
+		t.Errorf("outside the jail: %s", text(res))
 	}
 }
