@@ -36,9 +36,9 @@ func TestOtherAgentsHooks(t *testing.T) {
 			"tool_info": map[string]any{"command_line": cmd, "cwd": dir}}
 	}
 	tests := []struct {
-		name, agent   string
-		event         map[string]any
-		code          int
+		name, agent    string
+		event          map[string]any
+		code           int
 		stdout, errOut string
 	}{
 		{"cursor allows", "cursor", cursorEv("ls"), 0, `{"permission":"allow"}`, ""},
