@@ -146,10 +146,16 @@ func (p *runProject) sandbox(args ...string) string {
 // returns its combined output and exit code.
 func (p *runProject) run(flags []string, argv ...string) (string, int) {
 	p.t.Helper()
-	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return p.runEnv(nil, flags, argv...)
+}
+
+// runEnv is run with extra environment variables.
+func (p *runProject) runEnv(env, flags []string, argv ...string) (string, int) {
+	p.t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(c, p.bin, append(append(append([]string{"run"}, flags...), "--"), argv...)...)
-	cmd.Dir, cmd.Env = p.f.Root, p.env
+	cmd.Dir, cmd.Env = p.f.Root, append(append([]string{}, p.env...), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
