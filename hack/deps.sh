@@ -36,8 +36,11 @@ fi
 # playwright-core): pinned in hack/clients/package-lock.json.
 if [ -f hack/clients/package-lock.json ] && command -v npm >/dev/null; then
   if [ ! -d hack/clients/node_modules ] || [ hack/clients/package-lock.json -nt hack/clients/node_modules ]; then
-    echo "deps: npm ci --prefix hack/clients"
-    npm ci --prefix hack/clients --no-audit --no-fund --loglevel=error
+    # npm install, not npm ci: the lock names an optional, Windows-only
+    # dependency of vite that the registry does not serve, which npm ci
+    # refuses and npm install skips. The lock still pins every version.
+    echo "deps: npm install --prefix hack/clients (versions pinned by the lock)"
+    npm install --prefix hack/clients --no-audit --no-fund --no-save --loglevel=error
     touch hack/clients/node_modules
   fi
 fi
