@@ -4,9 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 )
+
+// denySettle bounds how long Deny keeps looking while the request moves
+// between states under someone else's hold: an approver between locking
+// pending/ID.json and renaming it into claimed/, or releasing it. Such
+// moves take microseconds; the bound only guards against a stuck holder.
+const denySettle = 5 * time.Second
 
 // denyNote is the content of a gate created by Deny.
 type denyNote struct {
@@ -19,36 +26,59 @@ func (n denyNote) result() *Result {
 	return &Result{Decision: Denied, Approver: n.By, Reason: n.Reason, Decided: n.At}
 }
 
+// ours reports whether res is the result of this deny.
+func (n denyNote) ours(res *Result) bool {
+	return res.Decision == Denied && res.Approver == n.By && res.Decided.Equal(n.At)
+}
+
 // Deny decides id as denied by who, with an optional reason for the model.
 // A pending request is claimed and completed as denied. A request another
-// approver has claimed but not begun executing is denied too: Deny
-// creates its gate, so that approver's Begin fails and it completes the
-// request as denied (deny wins). ErrAlreadyRunning when execution has
-// begun; ErrAlreadyClaimed when the request has already finished.
+// approver has claimed (or is claiming) but not begun executing is denied
+// too: Deny creates its gate, so that approver's Begin fails and it
+// completes the request as denied (deny wins). ErrAlreadyRunning when
+// execution has begun; ErrAlreadyClaimed when the request had already
+// finished. While the request moves between states Deny looks again, for
+// at most denySettle; its gate stays in place meanwhile.
 func (q *Queue) Deny(id string, who Approver, reason string) error {
 	note := denyNote{By: who, Reason: reason, At: q.now().UTC()}
-	for range 3 {
-		c, err := q.Claim(id)
-		if err == nil {
-			return c.Complete(note.result())
-		}
-		if !errors.Is(err, ErrAlreadyClaimed) {
-			return err
-		}
-		done, err := q.denyClaimed(id, note)
+	deadline := time.Now().Add(denySettle)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		done, err := q.denyOnce(id, note)
 		if done || err != nil {
 			return err
 		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("deny %s: the request kept changing state for %s (the deny gate stays)", id, denySettle)
+		}
+		time.Sleep(pause)
 	}
-	return fmt.Errorf("deny %s: the request keeps changing state", id)
 }
 
-// denyClaimed creates the deny gate of a claimed request. done is false
-// when the request left claimed/ meanwhile (released or finished), so the
-// caller looks again.
+// denyOnce is one attempt of Deny; done is false when the request is
+// between states and Deny should look again.
+func (q *Queue) denyOnce(id string, note denyNote) (done bool, err error) {
+	c, err := q.Claim(id)
+	if err == nil {
+		return true, c.Complete(note.result())
+	}
+	if !errors.Is(err, ErrAlreadyClaimed) {
+		return true, err
+	}
+	return q.denyClaimed(id, note)
+}
+
+// denyClaimed creates the deny gate of a request someone else holds.
 func (q *Queue) denyClaimed(id string, note denyNote) (done bool, err error) {
-	if _, err := os.Lstat(q.path(StateDone, id)); err == nil {
-		return true, fmt.Errorf("deny %s: already finished: %w", id, ErrAlreadyClaimed)
+	res, err := q.Result(id)
+	switch {
+	case err == nil:
+		os.Remove(q.gatePath(id)) // finished: any gate left is stale
+		if note.ours(res) {
+			return true, nil // our gate won in an earlier attempt
+		}
+		return true, fmt.Errorf("deny %s: already finished (%s): %w", id, res.Decision, ErrAlreadyClaimed)
+	case !errors.Is(err, ErrNotFound):
+		return true, fmt.Errorf("deny %s: %w", id, err)
 	}
 	data, err := encode(note)
 	if err != nil {
@@ -59,32 +89,74 @@ func (q *Queue) denyClaimed(id string, note denyNote) (done bool, err error) {
 		return true, fmt.Errorf("deny %s: %w", id, err)
 	}
 	if !won {
-		if _, running := q.readGate(id); running {
-			return true, fmt.Errorf("deny %s: %w", id, ErrAlreadyRunning)
+		if q.afterGateLost != nil {
+			q.afterGateLost()
 		}
-		return true, nil // someone denied it already
+		return q.denyLost(id)
 	}
-	if _, err := os.Lstat(q.path(StateClaimed, id)); err != nil {
-		os.Remove(q.gatePath(id)) // it left claimed/: our gate is stale
+	return q.heldByApprover(id), nil
+}
+
+// denyLost reports on a gate someone else created first: a deny note means
+// the request is denied (once an approver holds it, it meets the note);
+// anything else, that it began running. A gate gone before it could be
+// read means the request finished meanwhile, and its result says how.
+func (q *Queue) denyLost(id string) (done bool, err error) {
+	_, running, err := q.gate(id)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return q.denyAfterGate(id)
+	case running:
+		return true, fmt.Errorf("deny %s: %w", id, ErrAlreadyRunning)
+	}
+	return q.heldByApprover(id), nil
+}
+
+// denyAfterGate reports a deny that lost the gate to someone whose gate is
+// gone again: a denied result means a deny won; any other result, that
+// the gate was a run gate, so the request ran. No result yet: look again.
+func (q *Queue) denyAfterGate(id string) (done bool, err error) {
+	res, err := q.Result(id)
+	switch {
+	case errors.Is(err, ErrNotFound):
 		return false, nil
+	case err != nil:
+		return true, fmt.Errorf("deny %s: %w", id, err)
+	case res.Decision == Denied:
+		return true, nil
 	}
-	return true, nil
+	return true, fmt.Errorf("deny %s: %s: %w", id, res.Decision, ErrAlreadyRunning)
+}
+
+// heldByApprover reports whether claimed/ID.json exists: its holder meets
+// the gate at Begin, Release or recovery. Otherwise the request is being
+// claimed or was released, and Deny looks again (keeping its gate).
+func (q *Queue) heldByApprover(id string) bool {
+	_, err := os.Lstat(q.path(StateClaimed, id))
+	return err == nil
 }
 
 // readGate reads id's gate: the deny note, or running when the gate is
 // anything else (an approver began executing). A gate that cannot be read
 // at all is treated as a deny that names no one.
 func (q *Queue) readGate(id string) (note denyNote, running bool) {
+	note, running, _ = q.gate(id)
+	return note, running
+}
+
+// gate is readGate that also returns the read error (fs.ErrNotExist: no
+// gate, or it is gone).
+func (q *Queue) gate(id string) (note denyNote, running bool, err error) {
 	unknown := denyNote{By: Approver{User: "unknown", Surface: "cli"},
 		Reason: "denied by another approver", At: q.now().UTC()}
 	raw, err := readSmall(q.gatePath(id), 8<<10)
 	if err != nil {
-		return unknown, false
+		return unknown, false, err
 	}
 	if decodeStrict(raw, &note) != nil || note.By.User == "" {
-		return unknown, true // "run", or a run gate still being written
+		return unknown, true, nil // "run", or a run gate still being written
 	}
-	return note, false
+	return note, false, nil
 }
 
 // readSmall reads a small file without following links or blocking, but

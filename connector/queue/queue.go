@@ -39,6 +39,9 @@ type Queue struct {
 	joinWindow time.Duration
 	poll       bool
 	now        func() time.Time
+	// afterGateLost, when set (tests only), runs in Deny right after it
+	// failed to create a gate because someone else's was there.
+	afterGateLost func()
 
 	mu sync.Mutex
 	// waiters holds the waiter markers this Queue registered in Submit,
