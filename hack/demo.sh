@@ -3,7 +3,10 @@
 #  1. the policy deciding a dozen real commands (sandbox check);
 #  2. an agent-like script raising escalations (sandbox request), a
 #     scripted approver approving one and denying one, the output coming
-#     back to the "agent", and the audit chain verifying.
+#     back to the "agent", and the audit chain verifying;
+#  4. run mode (as root): an agent-like script in the jail whose git push
+#     goes through the shim to the approver and back, and whose write to
+#     /etc and curl to an unlisted host are stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SANDBOX=${SANDBOX:-$PWD/bin/sandbox}
@@ -63,7 +66,7 @@ echo "  approver: sandbox list"
 ids=$("$SANDBOX" list --json --state pending | tr ',' '\n' | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p')
 first=$(echo "$ids" | head -1); second=$(echo "$ids" | tail -1)
 for id in $first $second; do
-  if "$SANDBOX" show "$id" | grep -q "git push"; then push=$id; else uname=$id; fi
+  if "$SANDBOX" show "$id" | grep "git push" >/dev/null; then push=$id; else uname=$id; fi
 done
 echo "  approver: sandbox approve $uname"
 "$SANDBOX" approve "$uname" | sed 's/^/    /'
@@ -80,4 +83,53 @@ echo "  agent got back (exit $code2):"; sed 's/^/    /' "$work/agent2.out"
 
 bold "3. the audit chain"
 "$SANDBOX" audit show | tail -n 8 | sed 's/^/  /'
+"$SANDBOX" audit verify
+
+bold "4. run mode: an agent in the jail; git push goes through the shim to the approver"
+if [ "$(id -u)" != 0 ]; then
+  echo "  (skipped: the demo's jail needs root for its namespaces and cgroup; see \`sandbox doctor\`)"
+  exit 0
+fi
+bare=$(mktemp -d "$HOME/.sandbox-demo-origin.XXXXXX")   # outside everything the jail may write
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work" "$bare"' EXIT
+git init -q --bare "$bare"
+git remote add origin "$bare"
+git -c user.name=demo -c user.email=demo@example.com commit -q --allow-empty -m "work of the agent"
+cat >"$work/agent.sh" <<'AGENT'
+say() { printf '  agent> %s\n' "$*"; }
+say 'git status --short   (allowed: the real git runs in the jail)'
+git status --short >/dev/null && say "  ok"
+say 'echo pwned > /etc/sandbox-demo'
+echo pwned 2>&1 >/etc/sandbox-demo | sed 's/^/           /'
+say '/usr/bin/git push origin HEAD:main   (the real git, straight from the jail)'
+/usr/bin/git push origin HEAD:main 2>&1 | grep -m1 -i -e error -e fatal | sed 's/^/           /'
+say 'git push origin HEAD:main   (the shim: a request to the human)'
+out=$(git push origin HEAD:main 2>&1); code=$?
+printf '%s\n' "$out" | sed 's/^/           /'
+say "  exit code $code"
+say 'curl -sS http://example.com/install.sh   (bypassing the shim; only the proxy leads out)'
+/usr/bin/curl -sS http://example.com/install.sh 2>&1 | sed 's/^/           /'
+AGENT
+echo "  sandbox run -- sh agent.sh      (and a scripted approver, as \`sandbox watch\` would be)"
+"$SANDBOX" run -- sh "$work/agent.sh" 2>&1 | sed -u 's/^/  /' &
+agent=$!
+decided=""
+while kill -0 "$agent" 2>/dev/null; do
+  for id in $("$SANDBOX" list --json --state pending | tr ',' '\n' | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p'); do
+    case " $decided " in *" $id "*) continue ;; esac
+    decided="$decided $id"
+    if "$SANDBOX" show "$id" | grep "git push" >/dev/null; then
+      echo "  approver: sandbox approve $id   (git push, from the shim)"
+      "$SANDBOX" approve "$id" >/dev/null 2>&1
+    else
+      echo "  approver: sandbox deny $id   (an unlisted host, from the proxy)"
+      "$SANDBOX" deny "$id" --reason "no downloads from unknown hosts" >/dev/null 2>&1
+    fi
+  done
+  sleep 0.2
+done
+wait "$agent" || true
+echo
+echo "  the bare repository now has: $(git --git-dir="$bare" log --oneline main 2>/dev/null | head -1)"
+[ -e /etc/sandbox-demo ] && echo "  /etc/sandbox-demo EXISTS: the jail did not hold" || echo "  /etc/sandbox-demo does not exist"
 "$SANDBOX" audit verify
