@@ -31,7 +31,7 @@ func (a *Approver) deny(ctx context.Context, id, reason string, who Identity, ru
 	if req, _, err := a.q.Load(id); err == nil && req != nil {
 		hash = req.Hash
 	}
-	err := a.queueDeny(id, who, reason)
+	err := a.q.Deny(id, who.queueApprover(), reason)
 	switch {
 	case errors.Is(err, queue.ErrAlreadyRunning):
 		a.recordDeny(who, "request.deny_too_late", id, hash, reason, rule)
@@ -46,31 +46,13 @@ func (a *Approver) deny(ctx context.Context, id, reason string, who Identity, ru
 	}
 	res, err := a.awaitResult(ctx, id)
 	if res != nil && res.Decision != queue.Denied {
-		// The approval got there first after all (its gate was gone by
-		// the time the deny looked at it).
+		// The request ended otherwise after all: the approver that held
+		// it completed it without meeting the gate (it failed to start).
 		a.recordDeny(who, "request.deny_too_late", id, hash, reason, rule)
 		return res, fmt.Errorf("%s: %w (%s)", id, ErrTooLate, res.Decision)
 	}
 	auditErr := a.recordDeny(who, "request.denied", id, hash, reason, rule)
 	return res, errors.Join(err, auditErr)
-}
-
-// queueDeny asks the queue to deny id, trying again (bounded) while the
-// request moves between states under an approver's claim.
-func (a *Approver) queueDeny(id string, who Identity, reason string) error {
-	var err error
-	for range 20 {
-		err = a.q.Deny(id, who.queueApprover(), reason)
-		if err == nil || errors.Is(err, queue.ErrAlreadyRunning) || errors.Is(err, queue.ErrAlreadyClaimed) ||
-			errors.Is(err, queue.ErrNotFound) || errors.Is(err, queue.ErrInvalid) {
-			return err
-		}
-		if _, _, lerr := a.q.Load(id); lerr != nil {
-			return err
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return err
 }
 
 // recordDeny audits a deny. A deny is never refused for want of a record
