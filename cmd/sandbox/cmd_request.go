@@ -123,12 +123,16 @@ func buildRequest(f folder.Folder, opts *requestOptions) (*queue.Request, error)
 		p.Stdin = data
 	}
 	return &queue.Request{
-		Kind: queue.KindShell, Shell: p, Cwd: requestCwd(f), Source: queue.SourceCLI,
+		Kind: queue.KindShell, Shell: p, Cwd: projectCwd(f), Source: queue.SourceCLI,
 		Agent: "cli", Session: cliSession(), Justification: opts.reason,
 	}, nil
 }
 
-func requestCwd(f folder.Folder) string {
+// projectCwd is the current directory, symlinks resolved, when it is in
+// the project, else the project root: where a request runs and where
+// sandbox run starts its command. Containment is by path components
+// (filepath.Rel), never a string prefix.
+func projectCwd(f folder.Folder) string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return f.Root

@@ -106,9 +106,7 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 		ShimDir: f.Shims(), ForwardSignals: true,
 		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr,
 	}
-	if wd, err := os.Getwd(); err == nil && within(wd, f.Root) {
-		lo.Dir = wd
-	}
+	lo.Dir = projectCwd(f)
 	if lo.Limits.MemoryBytes, err = parseSize(o.memory); err != nil {
 		return lo, err
 	}
@@ -127,8 +125,6 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 	}
 	return lo, nil
 }
-
-func within(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
 
 // parseSize reads "", a byte count, or a count with K, M, G or T (powers
 // of 1024; an optional trailing "B" or "iB").
