@@ -6,21 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 )
 
 const oNoFollow = 0 // O_EXCL creation never follows a reparse point
 
 // command returns the program path and argv for s. Scripts are not
-// supported on Windows yet; an argv runs through CreateProcess.
+// supported on Windows yet; an argv runs through CreateProcess, a bare
+// name found on the PATH of s.Env (lookpath_windows.go).
 func command(s Spec) (path string, args []string, err error) {
 	if len(s.Argv) == 0 {
 		return "", nil, fmt.Errorf("%w: scripts on Windows: %w", ErrShell, errors.ErrUnsupported)
 	}
-	path, err = exec.LookPath(s.Argv[0])
+	path, err = lookPath(s.Argv[0], s.Env)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %w", ErrNotFound, err)
+		return "", nil, err
 	}
 	if err := checkCmdArgs(path, s.Argv); err != nil { // batbadbut.go
 		return "", nil, err
