@@ -82,12 +82,22 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	defer cancel()
 	res, err := q.Wait(wctx, id)
 	switch {
+	case err == nil && res.Decision == queue.Approved && runsInAgent(call):
+		return &Outcome{Verdict: Allow, Decision: d, RequestID: id, Result: res}, nil
 	case err == nil:
 		return &Outcome{Verdict: Deny, Reason: c.finished(call, res), Decision: d, RequestID: id, Result: res}, nil
 	case wctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
 		return &Outcome{Verdict: Deny, Reason: pending(id), Decision: d, RequestID: id}, nil
 	}
 	return nil, fmt.Errorf("waiting for request %s: %w", id, err)
+}
+
+// runsInAgent reports whether an approved call is carried out by the agent
+// itself rather than by the broker: a web fetch or an MCP tool call lives
+// in the agent's process, so the approval lets that one call through (the
+// approver records it and runs nothing).
+func runsInAgent(call *Call) bool {
+	return call.Action == Fetch || call.Action == MCPTool
 }
 
 // request turns an escalated call into a queue request, or returns nil

@@ -14,6 +14,16 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
+// withTier overrides the tier of one more trigger.
+func withTier(p hooktest.Policy, trig policy.Trigger, tier policy.Tier) hooktest.Policy {
+	return func(t policy.Trigger, s string) policy.Tier {
+		if t == trig {
+			return tier
+		}
+		return p(t, s)
+	}
+}
+
 func tiers(shell, write policy.Tier) hooktest.Policy {
 	return func(t policy.Trigger, _ string) policy.Tier {
 		switch t {
@@ -93,6 +103,18 @@ func TestPreToolUse(t *testing.T) {
 				return &queue.Result{Decision: queue.Approved, Approver: queue.Approver{User: "alice"}, WrittenHash: "abc123"}
 			},
 			verdict: hook.Deny, reason: []string{"APPROVED and APPLIED", "/proj/a.txt", "abc123", "do not write it again"}},
+		{name: "approved MCP call runs in the agent", policy: withTier(tiers(policy.Allow, policy.Allow), policy.MCP, policy.Escalate),
+			call:   &hook.Call{Tool: "mcp__github__create_pr", Action: hook.MCPTool, Session: "s1", Cwd: "/proj"},
+			decide: approved(""), verdict: hook.Allow, submitted: 1},
+		{name: "approved fetch runs in the agent", policy: withTier(tiers(policy.Allow, policy.Allow), policy.Network, policy.Escalate),
+			call:   &hook.Call{Tool: "WebFetch", Action: hook.Fetch, URL: "https://example.com/", Session: "s1", Cwd: "/proj"},
+			decide: approved(""), verdict: hook.Allow, submitted: 1},
+		{name: "denied MCP call", policy: withTier(tiers(policy.Allow, policy.Allow), policy.MCP, policy.Escalate),
+			call: &hook.Call{Tool: "mcp__github__create_pr", Action: hook.MCPTool, Session: "s1", Cwd: "/proj"},
+			decide: func(*queue.Request) *queue.Result {
+				return &queue.Result{Decision: queue.Denied, Approver: queue.Approver{User: "bob"}, Reason: "no"}
+			},
+			verdict: hook.Deny, submitted: 1, reason: []string{"DENIED by bob"}},
 		{name: "failed", policy: tiers(policy.Escalate, policy.Allow), call: bash("git push"), submitted: 1,
 			decide: func(*queue.Request) *queue.Result {
 				return &queue.Result{Decision: queue.Failed, Reason: "bash not found"}
