@@ -16,6 +16,12 @@ GOOS=windows go vet ./...
 GOOS=darwin CGO_ENABLED=0 go vet ./...
 
 echo "== go test -race"
-go test -race -timeout 40m ./...
+# testsum prints each package's result, every failure in full, every skip
+# with its reason, and "N passed, N failed, N skipped"; it fails a run that
+# executed no test at all.
+tools=$(mktemp -d)
+trap 'rm -rf "$tools"' EXIT
+go build -o "$tools/testsum" ./hack/testsum
+go test -race -json -timeout 40m ./... 2>&1 | "$tools/testsum"
 
 bash hack/test-windows.sh   # Windows tests under Wine 8 (jail_windows, policy paths, broker, shims, launcher)
