@@ -26,7 +26,7 @@ func (e *Engine) fileDecision(t Trigger, p, cwd string) Decision {
 
 // filePart decides one path relative to the resolved directory dir.
 func (e *Engine) filePart(t Trigger, p, dir string) Part {
-	if devicePaths[p] {
+	if e.isDevice(p) {
 		return Part{Trigger: t, Subject: p, Decision: Allow, Rule: ruleDevices, Reason: "a device, not a file"}
 	}
 	abs, err := e.res.resolve(p, dir)
@@ -38,6 +38,12 @@ func (e *Engine) filePart(t Trigger, p, dir string) Part {
 		part.Propose = ProposePattern(t, abs)
 	}
 	return part
+}
+
+// isDevice reports a path that names a device, not a file: /dev/null and
+// friends, and on Windows the null device (NUL, NUL:).
+func (e *Engine) isDevice(p string) bool {
+	return devicePaths[p] || (e.res.windows && isWinNul(p))
 }
 
 func (e *Engine) pathVerdict(t Trigger, abs string) verdict {
@@ -63,7 +69,7 @@ func (e *Engine) scriptPathParts(parts []Part, t Trigger, ef *shell.Effect, sc *
 	case ef.Dynamic:
 		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleDynamic,
 			Reason: joinReason(ef.Reason, "the path is not known statically")})
-	case sc.cdUnknown && isRelative(ef.Path) && !devicePaths[ef.Path]:
+	case sc.cdUnknown && isRelative(ef.Path) && !e.isDevice(ef.Path):
 		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleCD,
 			Reason: "a relative path after a change to an unknown directory"})
 	}

@@ -143,3 +143,17 @@ func isReservedWinName(n string) bool {
 	}
 	return false
 }
+
+// isWinNul reports the null device named as itself: NUL or NUL: (any
+// case), or the device path \\.\NUL. Only these: a reserved name in a
+// directory or with an extension (x\NUL, NUL.txt, "NUL.") is a device on
+// some Windows versions and a file on others (Windows 11 creates NUL.txt),
+// so normalizeWindows refuses it and it escalates.
+func isWinNul(p string) bool {
+	p = strings.ReplaceAll(p, "/", `\`)
+	switch strings.ToUpper(p) {
+	case "NUL", "NUL:", `\\.\NUL`:
+		return true
+	}
+	return false
+}
