@@ -156,7 +156,7 @@ func TestApproveRefusedWithoutAudit(t *testing.T) {
 	root := project(t, false)
 	audit := filepath.Join(root, ".sandbox", "audit")
 	os.MkdirAll(audit, 0o700)
-	makeUnwritable(t, audit)
+	testenv.MakeReadOnly(t, audit)
 	r := startRequest(t, root, "ro", "", "--script", "echo x >> ran.txt")
 	code, _, errs := run(t, root, "approve", r.id)
 	if code == 0 || !strings.Contains(errs, "audit") || !strings.Contains(errs, "refused") {
@@ -165,20 +165,4 @@ func TestApproveRefusedWithoutAudit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "ran.txt")); err == nil {
 		t.Error("ran without an audit record")
 	}
-}
-
-// makeUnwritable makes dir unwritable: chmod for a normal user, the
-// immutable attribute for root (who ignores modes).
-func makeUnwritable(t *testing.T, dir string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		os.Chmod(dir, 0o500)
-		t.Cleanup(func() { os.Chmod(dir, 0o700) })
-		return
-	}
-	chattr := testenv.RequireCommand(t, "chattr")
-	if out, err := exec.Command(chattr, "+i", dir).CombinedOutput(); err != nil {
-		testenv.Skip(t, "chattr +i unsupported here: "+err.Error()+" "+string(out))
-	}
-	t.Cleanup(func() { exec.Command(chattr, "-i", dir).Run() })
 }

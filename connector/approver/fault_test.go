@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +27,7 @@ func TestApproveRefusedWhenTheAuditCannotBeWritten(t *testing.T) {
 		t.Fatal(err) // the log now exists
 	}
 	b := tf.approver(t, SurfaceCLI, nil) // opened before: its appends fail
-	makeReadOnly(t, tf.f.Audit())
+	testenv.MakeReadOnly(t, tf.f.Audit())
 	if _, err := audit.Open(tf.f, tf.st); err == nil || !errors.Is(err, audit.ErrAppend) {
 		t.Errorf("opening a read-only audit log: %v, want ErrAppend", err)
 	}
@@ -46,33 +45,6 @@ func TestApproveRefusedWhenTheAuditCannotBeWritten(t *testing.T) {
 	if _, state, _ := tf.q.Load(req.ID); state != queue.StatePending {
 		t.Errorf("state after refusal = %s, want pending", state)
 	}
-}
-
-// makeReadOnly makes dir and its files unwritable: chmod for a normal
-// user, the immutable attribute for root (who ignores modes).
-func makeReadOnly(t *testing.T, dir string) {
-	t.Helper()
-	entries, _ := os.ReadDir(dir)
-	paths := []string{dir}
-	for _, e := range entries {
-		paths = append(paths, filepath.Join(dir, e.Name()))
-	}
-	if os.Geteuid() != 0 {
-		for _, p := range paths {
-			os.Chmod(p, 0o500)
-		}
-		t.Cleanup(func() {
-			for _, p := range paths {
-				os.Chmod(p, 0o700)
-			}
-		})
-		return
-	}
-	chattr := testenv.RequireCommand(t, "chattr")
-	if out, err := exec.Command(chattr, append([]string{"+i"}, paths...)...).CombinedOutput(); err != nil {
-		testenv.Skip(t, fmt.Sprintf("chattr +i unsupported here: %v %s", err, out))
-	}
-	t.Cleanup(func() { exec.Command(chattr, append([]string{"-i"}, paths...)...).Run() })
 }
 
 // The request file is replaced after the claim: what runs is what was
