@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -64,23 +63,28 @@ func settingsOf(p *Policy) *Policy {
 	return &s
 }
 
-// decodeCache rebuilds the policy whose bytes hash to sha.
+// decodeCache rebuilds the policy whose bytes hash to sha. The lines
+// are cut out of one string (no copy per line or field), and shell rules
+// whose command name is a plain word are compiled on first use: the
+// cache is signed and was written from a parsed policy.
 func decodeCache(data []byte, file, sha string) (*Policy, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), MaxPolicySize)
-	if !sc.Scan() || sc.Text() != "sandbox-policy-cache\t"+cacheVersion+"\t"+sha {
+	text := string(data)
+	head, text, _ := strings.Cut(text, "\n")
+	if head != "sandbox-policy-cache\t"+cacheVersion+"\t"+sha {
 		return nil, fmt.Errorf("cache is for another policy")
 	}
 	p := &Policy{File: file, SHA256: sha, Rules: map[Trigger]*RuleSet{}, CI: map[Trigger]*RuleSet{}}
 	for _, t := range cacheTriggers {
 		p.Rules[t] = &RuleSet{}
 	}
-	for sc.Scan() {
-		if err := p.decodeCacheLine(sc.Text()); err != nil {
+	for text != "" {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		if err := p.decodeCacheLine(line); err != nil {
 			return nil, err
 		}
 	}
-	return p, sc.Err()
+	return p, nil
 }
 
 func (p *Policy) decodeCacheLine(line string) error {
@@ -95,13 +99,32 @@ func (p *Policy) decodeCacheLine(line string) error {
 		*p = s
 		return nil
 	case "R":
-		return p.decodeCacheRule(strings.Split(rest, "\t"))
+		var f [cacheRuleFields]string
+		if !splitFields(rest, f[:]) {
+			return fmt.Errorf("bad cache rule")
+		}
+		return p.decodeCacheRule(f[:])
 	}
 	return fmt.Errorf("bad cache line %q", kind)
 }
 
+// cacheRuleFields is the number of tab-separated fields of an R line.
+const cacheRuleFields = 8
+
+// splitFields cuts s at tabs into exactly len(f) fields.
+func splitFields(s string, f []string) bool {
+	for i := range f[:len(f)-1] {
+		var ok bool
+		if f[i], s, ok = strings.Cut(s, "\t"); !ok {
+			return false
+		}
+	}
+	f[len(f)-1] = s
+	return !strings.Contains(s, "\t")
+}
+
 func (p *Policy) decodeCacheRule(f []string) error {
-	if len(f) != 8 {
+	if len(f) != cacheRuleFields {
 		return fmt.Errorf("bad cache rule")
 	}
 	tier, err1 := strconv.Atoi(f[2])
@@ -112,7 +135,7 @@ func (p *Policy) decodeCacheRule(f []string) error {
 		return fmt.Errorf("bad cache rule: %w", err)
 	}
 	r := &Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
-	if err := r.compile(); err != nil || r.Tier < Allow || r.Tier > Deny {
+	if r.Tier < Allow || r.Tier > Deny || !r.deferShell() && r.compile() != nil {
 		return fmt.Errorf("bad cache rule %q", pat)
 	}
 	sets := p.Rules

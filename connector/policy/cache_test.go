@@ -34,7 +34,7 @@ func TestCacheRoundTrip(t *testing.T) {
 				for _, pair := range []struct{ from, to *[]*Rule }{{&rs.Allow, &n.Allow}, {&rs.Escalate, &n.Escalate}, {&rs.Deny, &n.Deny}} {
 					for _, r := range *pair.from {
 						rc := *r
-						rc.argv, rc.path, rc.host, rc.tool = nil, nil, nil, nil
+						rc.argv, rc.lazy, rc.path, rc.host, rc.tool = nil, nil, nil, nil, nil
 						*pair.to = append(*pair.to, &rc)
 					}
 				}

@@ -111,10 +111,12 @@ func (e *Engine) execPart(ef *shell.Effect, sc *scriptCtx) Part {
 		return t.forAllow(name)
 	}
 	m := func(r *boundRule, may bool) matchKind {
-		if may {
-			return r.argv.matchMay(ef.Args, ef.OpenEnded)
-		}
-		return r.argv.matchAllow(ef.Args, ef.OpenEnded, sc.afterCD)
+		return r.matchShell(may, func(p *argvPattern) matchKind {
+			if may {
+				return p.matchMay(ef.Args, ef.OpenEnded)
+			}
+			return p.matchAllow(ef.Args, ef.OpenEnded, sc.afterCD)
+		})
 	}
 	p := evaluate(e.sets[Shell], lists, m).part(Shell, subject)
 	if p.Decision == Escalate {

@@ -110,9 +110,6 @@ func ruleVerdict(r *boundRule, k matchKind) verdict {
 // text is the reason a part decided by r shows: the rule's reason or its
 // pattern, with the line of policy.yaml it comes from.
 func (r *boundRule) text() string {
-	if r.reason != "" {
-		return r.reason
-	}
 	reason := r.Reason
 	if reason == "" {
 		reason = r.Tier.String() + " rule `" + r.Pattern + "`"

@@ -9,7 +9,6 @@ type boundRule struct {
 	label    string     // Part.Rule: the pattern, builtin:NAME or remembered:PATTERN
 	path     *boundPath // write and read rules
 	toolFold *wildcard  // mcp rules, folded for deny and escalate
-	reason   string     // text(), computed when the rule is bound
 }
 
 // tierRules is the rules of one tier of one trigger. Shell rules are also
@@ -27,19 +26,18 @@ type ruleIndex struct {
 }
 
 func (t *tierRules) add(r *boundRule, may bool) {
-	r.reason = r.text()
 	t.all = append(t.all, r)
-	if r.argv == nil {
+	if !r.isShell() {
 		return
 	}
-	if _, lit := r.argv.name.isLiteral(); !lit {
+	key, hasSlash, lit := r.shellName()
+	if !lit {
 		t.wild = append(t.wild, r)
 		return
 	}
-	key := r.argv.nameLit
 	if may {
 		key = foldName(key)
-		if r.argv.hasSlash {
+		if hasSlash {
 			key = baseName(key)
 		}
 	}

@@ -44,6 +44,7 @@ type Rule struct {
 	Line    int // in the policy file; 0 for built-in rules
 
 	argv *argvPattern
+	lazy *lazyArgv // a shell pattern compiled on first use (see lazyargv.go)
 	path *pathPattern
 	host *hostPattern
 	tool *wildcard
