@@ -154,10 +154,8 @@ func TestTwoApproveProcessesRace(t *testing.T) {
 // and nothing runs.
 func TestApproveRefusedWithoutAudit(t *testing.T) {
 	root := project(t, false)
-	audit := filepath.Join(root, ".sandbox", "audit")
-	os.MkdirAll(audit, 0o700)
-	testenv.MakeReadOnly(t, audit)
-	r := startRequest(t, root, "ro", "", "--script", "echo x >> ran.txt")
+	r := startRequest(t, root, "ro", "", "--script", "echo x >> ran.txt") // audited: the log exists
+	testenv.MakeReadOnly(t, filepath.Join(root, ".sandbox", "audit"))
 	code, _, errs := run(t, root, "approve", r.id)
 	if code == 0 || !strings.Contains(errs, "audit") || !strings.Contains(errs, "refused") {
 		t.Errorf("approve without audit: %d %s", code, errs)

@@ -81,8 +81,16 @@ func runRequest(ctx context.Context, opts *requestOptions) error {
 	return submitAndFollow(ctx, f, req, opts)
 }
 
+// submitAndFollow submits req, audited (fail closed: no record, no
+// request), and follows it to its end.
 func submitAndFollow(ctx context.Context, f folder.Folder, req *queue.Request, opts *requestOptions) error {
-	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.er)))
+	logger := stderrLogger(opts.er)
+	lg, err := openRequestAudit(f, logger)
+	if err != nil {
+		return err
+	}
+	defer lg.Close()
+	q, err := queue.Open(f, queue.WithLogger(logger))
 	if err != nil {
 		return err
 	}
@@ -90,6 +98,9 @@ func submitAndFollow(ctx context.Context, f folder.Folder, req *queue.Request, o
 	id, joined, err := q.Submit(ctx, req)
 	if err != nil {
 		return err
+	}
+	if err := recordCreated(lg, req, id, joined); err != nil {
+		return unaudited(q, id, joined, err)
 	}
 	verb := "waiting"
 	if joined {

@@ -9,9 +9,7 @@ import (
 )
 
 // MakeReadOnly makes dir and the entries directly in it unwritable until
-// the test ends: chmod 0500 for a normal user, the immutable attribute
-// (chattr +i) for root, who ignores modes. Where chattr is missing or
-// unsupported the test is skipped (Skip).
+// the test ends (see MakePathsReadOnly).
 func MakeReadOnly(t testing.TB, dir string) {
 	t.Helper()
 	entries, _ := os.ReadDir(dir)
@@ -19,6 +17,15 @@ func MakeReadOnly(t testing.TB, dir string) {
 	for _, e := range entries {
 		paths = append(paths, filepath.Join(dir, e.Name()))
 	}
+	MakePathsReadOnly(t, paths...)
+}
+
+// MakePathsReadOnly makes each path unwritable until the test ends: chmod
+// 0500 for a normal user, the immutable attribute (chattr +i) for root,
+// who ignores modes. Where chattr is missing or unsupported the test is
+// skipped (Skip).
+func MakePathsReadOnly(t testing.TB, paths ...string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		for _, p := range paths {
 			os.Chmod(p, 0o500)
