@@ -16,34 +16,35 @@ import (
 // tried as it is first; then with each PATHEXT extension in order.
 // The current directory is not searched unless PATH names it.
 func lookPath(name string, env []string, dir string) (string, error) {
-	exts := pathExt(env)
+	exts := PathExt(env)
 	if strings.ContainsAny(name, `/\:`) {
 		p := name
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		if f, ok := findExecutable(p, exts); ok {
+		if f, ok := FindExecutable(p, exts); ok {
 			return f, nil
 		}
 		return "", fmt.Errorf("%s: %w", name, ErrNotFound)
 	}
-	for _, d := range filepath.SplitList(envValue(env, "PATH")) {
+	for _, d := range filepath.SplitList(EnvValue(env, "PATH")) {
 		if d = strings.Trim(d, `"`); d == "" {
 			continue
 		}
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(dir, d)
 		}
-		if f, ok := findExecutable(filepath.Join(d, name), exts); ok {
+		if f, ok := FindExecutable(filepath.Join(d, name), exts); ok {
 			return f, nil
 		}
 	}
 	return "", fmt.Errorf("%s: %w", name, ErrNotFound)
 }
 
-// findExecutable tries p as it is when it has an extension, then p with
-// each extension.
-func findExecutable(p string, exts []string) (string, bool) {
+// FindExecutable tries p as it is when it has an extension, then p with
+// each of exts (see PathExt), as CreateProcess and cmd.exe do. The broker
+// uses it too.
+func FindExecutable(p string, exts []string) (string, bool) {
 	if filepath.Ext(p) != "" && isFile(p) {
 		return p, true
 	}
@@ -60,11 +61,11 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// pathExt is env's PATHEXT, lower-cased, each with its dot, only the
+// PathExt is env's PATHEXT, lower-cased, each with its dot, only the
 // extensions CreateProcess runs; Windows' own list when none is left.
-func pathExt(env []string) []string {
+func PathExt(env []string) []string {
 	var exts []string
-	for _, e := range strings.Split(strings.ToLower(envValue(env, "PATHEXT")), ";") {
+	for _, e := range strings.Split(strings.ToLower(EnvValue(env, "PATHEXT")), ";") {
 		if e = strings.TrimSpace(e); e == "" {
 			continue
 		}
@@ -85,9 +86,9 @@ func pathExt(env []string) []string {
 // .js, .ps1, ..., open through a file association).
 var runnable = map[string]bool{".com": true, ".exe": true, ".bat": true, ".cmd": true}
 
-// envValue is the last value of key in env; Windows compares names
+// EnvValue is the last value of key in env; Windows compares names
 // without case.
-func envValue(env []string, key string) string {
+func EnvValue(env []string, key string) string {
 	for i := len(env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(env[i], "="); ok && strings.EqualFold(k, key) {
 			return v
