@@ -3,7 +3,6 @@ package broker
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 )
 
 // dirArg returns the absolute, cleaned directory that dir names (default
@@ -29,15 +28,4 @@ func realRoot(root string) (string, error) {
 		return "", fmt.Errorf("%w: root %s: %w", ErrCwd, root, err)
 	}
 	return real, nil
-}
-
-// within reports whether p is root or below it. Both must be clean,
-// absolute and already resolved; the test is on path components, never a
-// string prefix.
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	if err != nil || filepath.IsAbs(rel) {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

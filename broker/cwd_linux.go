@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/sandbox-dev/sandbox/connector/folder"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,7 +41,7 @@ func checkOpened(root string, fd int, fdPath string) error {
 	if err != nil {
 		return err
 	}
-	if !within(root, real) {
+	if !folder.Within(root, real) {
 		return fmt.Errorf("resolves to %s, outside the project %s", real, root)
 	}
 	var a, b unix.Stat_t

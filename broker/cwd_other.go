@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
 )
 
 // workDir resolves the working directory and checks that it lies inside
@@ -24,7 +26,7 @@ func workDir(root, dir string) (path string, release func(), err error) {
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 		return "", nil, fmt.Errorf("%w: %s: not a directory", ErrCwd, want)
 	}
-	if !within(rootReal, real) {
+	if !folder.Within(rootReal, real) {
 		return "", nil, fmt.Errorf("%w: %s resolves to %s, outside the project %s", ErrCwd, want, real, rootReal)
 	}
 	return real, func() {}, nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
 )
 
 // MaxEditSize is the largest file ApplyEdits reads.
@@ -117,7 +119,7 @@ func locate(root, path string) (target, error) {
 }
 
 func relWithin(root, p string) (string, bool) {
-	if !within(root, p) {
+	if !folder.Within(root, p) {
 		return "", false
 	}
 	rel, err := filepath.Rel(root, p)

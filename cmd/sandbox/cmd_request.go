@@ -141,8 +141,8 @@ func buildRequest(f folder.Folder, opts *requestOptions) (*queue.Request, error)
 
 // projectCwd is the current directory, symlinks resolved, when it is in
 // the project, else the project root: where a request runs and where
-// sandbox run starts its command. Containment is by path components
-// (filepath.Rel), never a string prefix.
+// sandbox run starts its command. Containment is by whole names
+// (folder.Within), never a string prefix.
 func projectCwd(f folder.Folder) string {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -151,7 +151,7 @@ func projectCwd(f folder.Folder) string {
 	if real, err := filepath.EvalSymlinks(wd); err == nil {
 		wd = real
 	}
-	if rel, err := filepath.Rel(f.Root, wd); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !folder.Within(f.Root, wd) {
 		return f.Root
 	}
 	return wd
