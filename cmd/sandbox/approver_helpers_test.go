@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -56,7 +57,7 @@ func sandboxLine(t *testing.T, args ...string) string {
 		exe, "-test.run=^TestApproverMain$", "--"}
 	var q []string
 	for _, w := range append(words, args...) {
-		q = append(q, shellQuote(w))
+		q = append(q, display.QuoteArg(w))
 	}
 	return strings.Join(q, " ")
 }

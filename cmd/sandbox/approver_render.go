@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -56,7 +55,7 @@ func renderPayload(w io.Writer, req *queue.Request, maxLines int) {
 		}
 	case queue.KindNetwork:
 		if req.Network != nil {
-			field(w, "connect", networkTarget(req.Network))
+			field(w, "connect", req.Network.Target())
 		}
 	case queue.KindMCP:
 		if req.MCP != nil {
@@ -71,7 +70,7 @@ func renderShell(w io.Writer, p *queue.ShellPayload, maxLines int) {
 		return
 	}
 	if len(p.Argv) > 0 {
-		field(w, "argv", quoteArgv(p.Argv)+"   (no shell)")
+		field(w, "argv", display.QuoteArgv(p.Argv)+"   (no shell)")
 	} else {
 		block(w, "script", p.Script, maxLines)
 		field(w, "shell", orNone(p.Shell))
@@ -126,7 +125,7 @@ func summary(req *queue.Request) string {
 	var s string
 	switch {
 	case req.Kind == queue.KindShell && req.Shell != nil && len(req.Shell.Argv) > 0:
-		s = quoteArgv(req.Shell.Argv)
+		s = display.QuoteArgv(req.Shell.Argv)
 	case req.Kind == queue.KindShell && req.Shell != nil:
 		s = req.Shell.Script
 	case req.Kind == queue.KindWrite && req.Write != nil && req.Write.Content != nil:
@@ -136,35 +135,11 @@ func summary(req *queue.Request) string {
 	case req.Kind == queue.KindRead && req.Read != nil:
 		s = "read " + req.Read.Path
 	case req.Kind == queue.KindNetwork && req.Network != nil:
-		s = "connect " + networkTarget(req.Network)
+		s = "connect " + req.Network.Target()
 	case req.Kind == queue.KindMCP && req.MCP != nil:
 		s = "mcp " + req.MCP.Tool
 	}
 	return display.Truncate(display.EscapeLine(s), 160)
-}
-
-func networkTarget(n *queue.NetworkPayload) string {
-	if n.URL != "" {
-		return n.URL
-	}
-	return n.Host + ":" + strconv.Itoa(n.Port)
-}
-
-// quoteArgv writes argv as a shell would need it typed, so that argument
-// boundaries are visible ("a b" is one argument).
-func quoteArgv(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func when(t, now time.Time) string {

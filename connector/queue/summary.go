@@ -3,7 +3,6 @@ package queue
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
 )
@@ -24,7 +23,7 @@ func rawSummary(r *Request) string {
 		if r.Shell.Script != "" {
 			return r.Shell.Script
 		}
-		return joinArgv(r.Shell.Argv)
+		return display.QuoteArgv(r.Shell.Argv)
 	case r.Kind == KindWrite && r.Write != nil:
 		if r.Write.Content != nil {
 			return fmt.Sprintf("%s (%d bytes)", r.Write.Path, len(*r.Write.Content))
@@ -33,34 +32,17 @@ func rawSummary(r *Request) string {
 	case r.Kind == KindRead && r.Read != nil:
 		return r.Read.Path
 	case r.Kind == KindNetwork && r.Network != nil:
-		if r.Network.URL != "" {
-			return r.Network.URL
-		}
-		return r.Network.Host + ":" + strconv.Itoa(r.Network.Port)
+		return r.Network.Target()
 	case r.Kind == KindMCP && r.MCP != nil:
 		return r.MCP.Tool + " " + string(r.MCP.Arguments)
 	}
 	return "(empty " + string(r.Kind) + " request)"
 }
 
-// joinArgv shows an argv the way a shell user would type it, quoting the
-// arguments that need it.
-func joinArgv(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		parts[i] = quoteArg(a)
+// Target is the destination as one string: the URL, else HOST:PORT.
+func (n *NetworkPayload) Target() string {
+	if n.URL != "" {
+		return n.URL
 	}
-	return strings.Join(parts, " ")
-}
-
-func quoteArg(a string) string {
-	if a != "" && !strings.ContainsFunc(a, needsQuote) {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-}
-
-func needsQuote(r rune) bool {
-	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-		strings.ContainsRune("-_./=:,+@%", r))
+	return n.Host + ":" + strconv.Itoa(n.Port)
 }

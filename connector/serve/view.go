@@ -69,7 +69,7 @@ func describe(req *queue.Request) []Field {
 	case req.Kind == queue.KindRead && req.Read != nil:
 		return []Field{line("read", req.Read.Path)}
 	case req.Kind == queue.KindNetwork && req.Network != nil:
-		return []Field{line("connect", networkTarget(req.Network))}
+		return []Field{line("connect", req.Network.Target())}
 	case req.Kind == queue.KindMCP && req.MCP != nil:
 		return []Field{line("tool", req.MCP.Tool), block("args", string(req.MCP.Arguments))}
 	}
@@ -79,7 +79,7 @@ func describe(req *queue.Request) []Field {
 func describeShell(p *queue.ShellPayload) []Field {
 	var out []Field
 	if len(p.Argv) > 0 {
-		out = append(out, line("argv", quoteArgv(p.Argv)+"   (no shell)"))
+		out = append(out, line("argv", display.QuoteArgv(p.Argv)+"   (no shell)"))
 	} else {
 		out = append(out, block("script", p.Script), line("shell", orNone(p.Shell)))
 	}
@@ -123,30 +123,6 @@ func escapeBlock(s string) string {
 		lines[i] = display.EscapeLine(l)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func networkTarget(n *queue.NetworkPayload) string {
-	if n.URL != "" {
-		return n.URL
-	}
-	return n.Host + ":" + strconv.Itoa(n.Port)
-}
-
-// quoteArgv shows argv as it would be typed, so that argument boundaries
-// are visible ("a b" is one argument).
-func quoteArgv(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func orNone(s string) string {

@@ -1,0 +1,22 @@
+package display
+
+import "testing"
+
+func TestQuoteArgv(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"git", "push", "origin", "main"}, "git push origin main"},
+		{[]string{"echo", "a b"}, "echo 'a b'"},
+		{[]string{"echo", ""}, "echo ''"},
+		{[]string{"echo", "it's"}, `echo 'it'\''s'`},
+		{[]string{"x", "-_./=:,+@%"}, "x -_./=:,+@%"},
+		{[]string{"x", "$HOME", "a;b", "*", "é"}, "x '$HOME' 'a;b' '*' 'é'"},
+	} {
+		if got := QuoteArgv(tc.argv); got != tc.want {
+			t.Errorf("QuoteArgv(%q) = %q, want %q", tc.argv, got, tc.want)
+		}
+	}
+}
