@@ -3,11 +3,9 @@ package approver
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"strconv"
 
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -65,10 +63,10 @@ type follower struct {
 func (f *follower) drain() {
 	f.progress = false
 	if f.log == nil {
-		f.log, _ = openRegular(f.logPath)
+		f.log, _ = queue.OpenRegular(f.logPath)
 	}
 	if f.idx == nil {
-		f.idx, _ = openRegular(f.idxPath)
+		f.idx, _ = queue.OpenRegular(f.idxPath)
 	}
 	if f.log == nil || f.idx == nil {
 		return
@@ -92,16 +90,12 @@ func (f *follower) entries() {
 		if i < 0 {
 			return
 		}
-		line := string(f.idxBuf[:i])
+		isErr, n, ok := ParseStreamIndexLine(f.idxBuf[:i])
 		f.idxBuf = f.idxBuf[i+1:]
-		if len(line) < 3 || line[1] != ' ' {
+		if !ok {
 			continue
 		}
-		n, err := strconv.ParseInt(line[2:], 10, 64)
-		if err != nil || n < 0 {
-			continue
-		}
-		f.owed, f.owedErr = n, line[0] == 'e'
+		f.owed, f.owedErr = n, isErr
 		f.copyOwed()
 	}
 }
@@ -139,19 +133,4 @@ func (f *follower) finish(res *queue.Result) {
 			c.Close()
 		}
 	}
-}
-
-// openRegular opens path for reading without following a link at it and
-// only when it is a regular file.
-func openRegular(path string) (*os.File, error) {
-	file, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := file.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		file.Close()
-		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
-	}
-	return file, nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/sandbox-dev/sandbox/broker"
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -21,6 +22,19 @@ const streamIndexExt = ".streams"
 // StreamIndexPath is the stream index of request id.
 func StreamIndexPath(f folder.Folder, id string) string {
 	return filepath.Join(f.Results(), id+streamIndexExt)
+}
+
+// ParseStreamIndexLine reads one index line without its newline: "o N"
+// (stdout) or "e N" (stderr). ok is false for anything else.
+func ParseStreamIndexLine(line []byte) (stderr bool, n int64, ok bool) {
+	if len(line) < 3 || line[1] != ' ' {
+		return false, 0, false
+	}
+	n, err := strconv.ParseInt(string(line[2:]), 10, 64)
+	if err != nil || n < 0 {
+		return false, 0, false
+	}
+	return line[0] == 'e', n, true
 }
 
 type streamIndex struct {

@@ -162,14 +162,7 @@ func (q *Queue) gate(id string) (note denyNote, running bool, err error) {
 // readSmall reads a small file without following links or blocking, but
 // without the one-link rule (a gate is published by hard-linking).
 func readSmall(path string, max int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, badFile("not a regular file")
-	}
-	f, err := openNoFollow(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

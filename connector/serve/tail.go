@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
@@ -75,14 +74,14 @@ func (t *logTail) drain(emit emitFunc) bool {
 // is missing (it could not be created) is read merged.
 func (t *logTail) open() bool {
 	if t.log == nil {
-		f, err := openRegular(t.logPath)
+		f, err := queue.OpenRegular(t.logPath)
 		if err != nil {
 			return false
 		}
 		t.log = f
 	}
 	if t.idx == nil && !t.merged {
-		f, err := openRegular(t.idxPath)
+		f, err := queue.OpenRegular(t.idxPath)
 		switch {
 		case err == nil:
 			t.idx = f
@@ -99,16 +98,12 @@ func (t *logTail) open() bool {
 func (t *logTail) nextEntry() bool {
 	for {
 		if i := bytes.IndexByte(t.idxBuf, '\n'); i >= 0 {
-			line := t.idxBuf[:i]
+			isErr, n, ok := approver.ParseStreamIndexLine(t.idxBuf[:i])
 			t.idxBuf = t.idxBuf[i+1:]
-			if len(line) < 3 || line[1] != ' ' {
+			if !ok {
 				continue
 			}
-			n, err := strconv.ParseInt(string(line[2:]), 10, 64)
-			if err != nil || n < 0 {
-				continue
-			}
-			t.owed, t.owedErr = n, line[0] == 'e'
+			t.owed, t.owedErr = n, isErr
 			return true
 		}
 		var chunk [4096]byte
@@ -217,25 +212,4 @@ func runeCut(b []byte) int {
 // output, keeping the newlines.
 func escapeOutput(b []byte) string {
 	return escapeBlock(string(b))
-}
-
-// openRegular opens path for reading only when it is a regular file and
-// not a link (the jail must not make the server read something else).
-func openRegular(path string) (*os.File, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New(path + ": not a regular file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := f.Stat(); err != nil || !os.SameFile(fi, st) {
-		f.Close()
-		return nil, errors.New(path + ": changed while opened")
-	}
-	return f, nil
 }
