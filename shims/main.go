@@ -51,7 +51,7 @@ func Main(name string, argv []string) int {
 	d := s.classify(call, cwd)
 	switch d.Decision {
 	case policy.Allow:
-		return s.execReal(name, argv, path)
+		return s.execReal(name, argv, path, call)
 	case policy.Deny:
 		return refuse("`%s` is denied by the policy: %s", show(call), reasons(d))
 	}
@@ -68,13 +68,15 @@ func (s *site) classify(call []string, cwd string) policy.Decision {
 	return e.Argv(call, cwd)
 }
 
-// execReal replaces the shim with the real tool.
-func (s *site) execReal(name string, argv, path []string) int {
+// execReal replaces the shim with the real tool, first remembering the
+// allowed call for the fast path.
+func (s *site) execReal(name string, argv, path, call []string) int {
 	real, err := s.lookReal(name, path)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %s: %v\n", name, err)
 		return ExitNotFound
 	}
+	s.rememberAllow(call)
 	err = execTool(real, argv)
 	fmt.Fprintf(os.Stderr, "sandbox: %s: exec %s: %v\n", name, real, err)
 	return ExitRefused
