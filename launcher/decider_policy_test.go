@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
@@ -110,4 +111,45 @@ func TestPolicyDeciderWithdrawsWhenTheClientLeaves(t *testing.T) {
 	if res, err := b.q.Result(id); err != nil || res.Decision != queue.Withdrawn {
 		t.Errorf("result %+v %v, want withdrawn", res, err)
 	}
+}
+
+// "Approve always" stores a remembered decision through the approver; the
+// decider sees it at its next escalation (here: another run's session,
+// which could not join the first request), and lets it through unasked.
+func TestPolicyDeciderApproveAlways(t *testing.T) {
+	b := deciderBus(t, "version: 1\n")
+	b.decider.wait = time.Minute
+	ap, err := approver.New(approver.Options{Queue: b.q, Audit: b.audit, Identity: approver.Identity{User: "h@t", Surface: "watch"},
+		Memory: approver.NewPolicyMemory(b.f, b.st, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	go func() { ok, _ := b.Decider().Decide(context.Background(), "registry.example.org", 443); done <- ok }()
+	req := waitPending(t, b.q)
+	if _, err := ap.Approve(context.Background(), req.ID, approver.ApproveOptions{ShownHash: req.Hash, Always: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !<-done {
+		t.Fatal("the approved destination was refused")
+	}
+	b.decider.session = "another-run"
+	if ok, reason := b.Decider().Decide(context.Background(), "registry.example.org", 443); !ok || !strings.Contains(reason, "approved always by h@t") {
+		t.Errorf("after approve always: %v %q", ok, reason)
+	}
+	if reqs, _ := b.q.Pending(); len(reqs) != 0 {
+		t.Errorf("%d requests after approve always", len(reqs))
+	}
+}
+
+func waitPending(t *testing.T, q *queue.Queue) *queue.Request {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		if reqs, _ := q.Pending(); len(reqs) == 1 {
+			return reqs[0]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no pending request")
+	return nil
 }

@@ -177,3 +177,19 @@ git push origin HEAD:refs/heads/other; echo "other=$?"
 		t.Errorf("exit %d without --fail-on-deny:\n%s", code, out)
 	}
 }
+
+// A shim still waiting when the run ends dies with the jail; the
+// supervisor withdraws its request, so that nobody approves a command
+// whose caller is gone.
+func TestRunEndWithdrawsPendingShimRequests(t *testing.T) {
+	p := newRunProject(t, "")
+	out, code := p.run(nil, "sh", "-c", `git push origin HEAD:refs/heads/late & 
+for i in $(seq 100); do [ -n "$(ls .sandbox/escalations/pending)" ] && break; sleep 0.05; done; exit 7`)
+	if code != 7 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	sums, _ := p.q.List()
+	if len(sums) != 1 || sums[0].Decision != queue.Withdrawn {
+		t.Fatalf("requests after the run: %+v", sums)
+	}
+}
