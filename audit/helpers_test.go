@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -61,8 +62,8 @@ func runChild(mode string) int {
 	return 0
 }
 
-// env is a project folder with .sandbox/audit/ and a per-user state dir
-// under t.TempDir (XDG_STATE_HOME points there).
+// env is a project folder with its .sandbox/ and a per-user state dir
+// in temp dirs (testenv.Project).
 type env struct {
 	f  folder.Folder
 	st *userstate.State
@@ -70,19 +71,7 @@ type env struct {
 
 func newEnv(t testing.TB) env {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, folder.DirName, "audit"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f, err := folder.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := userstate.Open(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, st := testenv.Project(t)
 	return env{f: f, st: st}
 }
 

@@ -6,16 +6,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
-	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // The test binary runs as the sandbox command itself (a real process)
@@ -66,25 +64,15 @@ func sandboxLine(t *testing.T, args ...string) string {
 // policy written and accepted.
 func project(t *testing.T, accept bool) string {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, folder.DirName), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	f, st := testenv.Project(t)
 	if accept {
-		f, _ := folder.New(root)
-		st, err := userstate.Open(true)
-		if err != nil {
-			t.Fatal(err)
-		}
 		data := policy.DefaultYAML()
 		os.WriteFile(f.Policy(), data, 0o644)
 		if err := policy.Accept(f, st, data); err != nil {
 			t.Fatal(err)
 		}
 	}
-	real, _ := filepath.EvalSymlinks(root)
-	return real
+	return f.Root
 }
 
 // transcript collects a process's output and waits for text in it.

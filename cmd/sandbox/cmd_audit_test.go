@@ -9,26 +9,14 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // auditFolder is a project with n audit records, its per-user state in a
 // temp dir.
 func auditFolder(t *testing.T, n int) string {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, folder.DirName, "audit"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f, err := folder.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := userstate.Open(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, st := testenv.Project(t)
 	l, err := audit.Open(f, st)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -33,15 +34,7 @@ func newTestFolder(t testing.TB) *testFolder {
 // per-user state of $XDG_STATE_HOME.
 func openTestFolder(t testing.TB, root string) *testFolder {
 	t.Helper()
-	f, err := folder.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range f.Subdirs() {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f := testenv.Folder(t, root)
 	st, err := userstate.Open(true)
 	if err != nil {
 		t.Fatal(err)

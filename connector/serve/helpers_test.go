@@ -17,6 +17,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -37,15 +38,7 @@ func newProject(t testing.TB, st *userstate.State) *project {
 
 func newProjectWith(t testing.TB, st *userstate.State, mem approver.Memory) *project {
 	t.Helper()
-	f, err := folder.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range f.Subdirs() {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f := testenv.Folder(t, t.TempDir())
 	q, err := queue.Open(f)
 	if err != nil {
 		t.Fatal(err)

@@ -10,32 +10,18 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/policy"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // project makes a folder with the default policy accepted.
 func project(tb testing.TB) string {
 	tb.Helper()
-	tb.Setenv("XDG_STATE_HOME", tb.TempDir())
-	dir, err := filepath.EvalSymlinks(tb.TempDir())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	f := folder.Folder{Root: dir}
-	for _, d := range f.Subdirs() {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	f, st := testenv.Project(tb)
 	os.WriteFile(f.Policy(), policy.DefaultYAML(), 0o644)
-	st, err := userstate.Open(true)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	if err := policy.Accept(f, st, policy.DefaultYAML()); err != nil {
 		tb.Fatal(err)
 	}
-	return dir
+	return f.Root
 }
 
 func gitStatus(dir string) *hook.Call {
