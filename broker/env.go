@@ -6,9 +6,6 @@ import (
 	"strings"
 )
 
-// DefaultPATH replaces the inherited PATH unless the pass-list says otherwise.
-const DefaultPATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
 // DefaultPassList is the environment a broker-run command gets by default.
 // Entries are a name ("HOME"), a pattern with * ("LC_*", matched with
 // path.Match), or NAME=VALUE, which sets that value whatever the input says.
@@ -18,13 +15,13 @@ const DefaultPATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // SSH_AUTH_SOCK passes so that an approved `git push` over ssh can use the
 // human's agent; the command was approved, and the socket grants nothing
 // the human did not approve.
-var DefaultPassList = []string{
+var DefaultPassList = append([]string{
 	"PATH=" + DefaultPATH,
 	"HOME", "USER", "LOGNAME",
 	"LANG", "LANGUAGE", "LC_*",
 	"TERM", "TZ", "TMPDIR",
 	"SSH_AUTH_SOCK",
-}
+}, osPassList...)
 
 // NeverPass are inherited variables that no pass-list entry lets through,
 // not even an exact name: they change what a shell, the dynamic loader, git
@@ -90,8 +87,9 @@ func splitPassList(passList []string) (fixed map[string]string, names []string) 
 }
 
 func matchAny(patterns []string, name string) bool {
+	name = foldName(name)
 	for _, p := range patterns {
-		if ok, err := path.Match(p, name); err == nil && ok {
+		if ok, err := path.Match(foldName(p), name); err == nil && ok {
 			return true
 		}
 	}
