@@ -37,6 +37,9 @@ func (s *site) escalate(call []string, cwd string, d policy.Decision) int {
 	if err != nil {
 		return refuse("`%s` needs approval, but the queue cannot be opened: %v", show(call), err)
 	}
+	req.ID = queue.NewID()
+	release := holdAlive(alivePath(s.folder, req.ID)) // before the request is visible
+	defer release()
 	id, err := q.SubmitDirect(context.Background(), req)
 	if err != nil {
 		return refuse("`%s` needs approval, but the request could not be made: %v", show(call), err)

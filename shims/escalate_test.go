@@ -200,3 +200,48 @@ func openPipe(t *testing.T) io.Reader {
 	t.Cleanup(func() { r.Close(); w.Close() })
 	return r
 }
+
+// A jailed shim killed outright cannot ask to withdraw; the supervisor
+// sees its liveness lock go and withdraws the request.
+func TestSupervisorWithdrawsAKilledShim(t *testing.T) {
+	fx := newFixture(t, testPolicy)
+	c, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { defer close(served); ServeWithdrawals(c, fx.q, "run-9", nil) }()
+	t.Cleanup(func() { cancel(); <-served })
+	live := fx.shim(fx.shimDir+":"+fx.realDir, []string{EnvJail + "=1", EnvSession + "=run-9"}, "push", "a")
+	waitLive := started(t, live)
+	first := fx.pending()
+	cmd := fx.shim(fx.shimDir+":"+fx.realDir, []string{EnvJail + "=1", EnvSession + "=run-9"}, "push", "b")
+	wait := started(t, cmd)
+	var second *queue.Request
+	for i := 0; i < 500 && second == nil; i++ {
+		reqs, _ := fx.q.Pending()
+		for _, r := range reqs {
+			if r.ID != first.ID {
+				second = r
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if second == nil {
+		t.Fatal("no second request")
+	}
+	cmd.Process.Kill()
+	wait()
+	var res *queue.Result
+	for i := 0; i < 1000 && res == nil; i++ {
+		res, _ = fx.q.Result(second.ID)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if res == nil || res.Decision != queue.Withdrawn || !strings.Contains(res.Reason, "killed") {
+		t.Fatalf("the killed shim's request: %+v", res)
+	}
+	if _, err := fx.q.Result(first.ID); err == nil {
+		t.Error("the live shim's request was decided")
+	}
+	live.Process.Signal(syscall.SIGTERM)
+	if _, _, code := waitLive(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("live shim exit %d", code)
+	}
+}

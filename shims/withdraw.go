@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -22,6 +23,17 @@ import (
 // its own run (same session). The marker says nothing but its name; a
 // forged one can at most withdraw a pending request of the same run.
 const markerExt = ".withdraw"
+
+// A shim killed outright (SIGKILL) cannot ask. So it also holds a lock on
+// tmp/ID.alive while it waits; the supervisor withdraws a pending request
+// of its run whose liveness file is there but unlocked.
+const aliveExt = ".alive"
+
+// aliveCheck is how often the supervisor looks for dead shims (a death
+// makes no file event).
+const aliveCheck = 2 * time.Second
+
+func alivePath(f folder.Folder, id string) string { return filepath.Join(f.Tmp(), id+aliveExt) }
 
 // markerWait bounds how long a shim waits for the supervisor to act on
 // its withdraw marker.
@@ -64,11 +76,14 @@ func ServeWithdrawals(ctx context.Context, q *queue.Queue, session string, log *
 		log = slog.New(slog.DiscardHandler)
 	}
 	changed := approver.Notify(ctx, q.Folder().Tmp(), approver.DefaultPoll, log)
+	tick := time.NewTicker(aliveCheck)
+	defer tick.Stop()
 	for {
 		withdrawMarked(q, session, log)
 		select {
 		case <-ctx.Done():
 			return
+		case <-tick.C:
 		case _, ok := <-changed:
 			if !ok {
 				return
@@ -86,23 +101,29 @@ func withdrawMarked(q *queue.Queue, session string, log *slog.Logger) {
 	names, _ := d.Readdirnames(4096)
 	d.Close()
 	for _, name := range names {
-		id, ok := strings.CutSuffix(name, markerExt)
-		if !ok {
-			continue
+		path := filepath.Join(q.Folder().Tmp(), name)
+		if id, ok := strings.CutSuffix(name, markerExt); ok {
+			handleMarker(q, session, id, path, "the shim was interrupted before anyone decided", log)
+		} else if id, ok := strings.CutSuffix(name, aliveExt); ok && aliveGone(path) {
+			handleMarker(q, session, id, path, "the shim was killed before anyone decided", log)
 		}
-		marker := filepath.Join(q.Folder().Tmp(), name)
-		if !queue.ValidID(id) {
-			os.Remove(marker)
-			continue
-		}
-		req, state, err := q.Load(id)
-		if err == nil && state == queue.StatePending && (req.Source != queue.SourceShim || req.Session != session) {
-			continue // another run's, or not a shim's: not ours to withdraw
-		}
-		if err == nil && state == queue.StatePending {
-			err = q.Withdraw(id, "the shim was interrupted before anyone decided")
-			log.Info("shim withdrew its request", "id", id, "err", err)
-		}
-		os.Remove(marker)
 	}
+}
+
+// handleMarker withdraws id if it is a pending shim request of session,
+// then removes the file at path; another run's file is left alone.
+func handleMarker(q *queue.Queue, session, id, path, reason string, log *slog.Logger) {
+	if !queue.ValidID(id) {
+		os.Remove(path)
+		return
+	}
+	req, state, err := q.Load(id)
+	if err == nil && state == queue.StatePending && (req.Source != queue.SourceShim || req.Session != session) {
+		return // another run's, or not a shim's: not ours to withdraw
+	}
+	if err == nil && state == queue.StatePending {
+		err = q.Withdraw(id, reason)
+		log.Info("withdrew a shim's request", "id", id, "why", reason, "err", err)
+	}
+	os.Remove(path)
 }
