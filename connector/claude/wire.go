@@ -66,10 +66,42 @@ func ReadInput(r io.Reader) (*Input, error) {
 
 // WriteOutput encodes out on one line, without HTML escaping.
 func WriteOutput(w io.Writer, out *Output) error {
+	if line, ok := plainDecision(out); ok {
+		if _, err := io.WriteString(w, line); err != nil {
+			return fmt.Errorf("writing the hook answer: %w", err)
+		}
+		return nil
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
 		return fmt.Errorf("writing the hook answer: %w", err)
 	}
 	return nil
+}
+
+// plainDecision spells the common answer (an event name and a decision
+// of plain letters, no reason or context) as encoding/json would, without
+// its reflection: an allowed call's hook answers this on every tool call.
+func plainDecision(out *Output) (string, bool) {
+	s := out.HookSpecificOutput
+	if s == nil || s.PermissionDecisionReason != "" || s.AdditionalContext != "" ||
+		!isLetters(s.HookEventName) || s.PermissionDecision != "" && !isLetters(s.PermissionDecision) {
+		return "", false
+	}
+	line := `{"hookSpecificOutput":{"hookEventName":"` + s.HookEventName + `"`
+	if s.PermissionDecision != "" {
+		line += `,"permissionDecision":"` + s.PermissionDecision + `"`
+	}
+	return line + "}}\n", true
+}
+
+// isLetters reports a non-empty string of ASCII letters.
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -77,5 +78,31 @@ func TestCacheTamperIgnored(t *testing.T) {
 	// The load rewrote a good cache.
 	if again, _ := os.ReadFile(path); string(again) != string(data) {
 		t.Error("bad cache not replaced")
+	}
+}
+
+// TestDefaultSettingsLine: defaultSettings is how the cache spells the
+// settings of a policy with only a version, and decodes to that policy.
+func TestDefaultSettingsLine(t *testing.T) {
+	js, err := json.Marshal(settingsOf(&Policy{Version: Version}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(js) != defaultSettings {
+		t.Fatalf("Policy changed: update defaultSettings to\n%s", js)
+	}
+	var decoded Policy
+	if err := json.Unmarshal(js, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(decoded, Policy{Version: Version}) {
+		t.Fatalf("defaultSettings decodes to %+v", decoded)
+	}
+	p, err := Parse("policy.yaml", DefaultYAML())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := json.Marshal(settingsOf(p)); string(js) != defaultSettings {
+		t.Errorf("the default policy's settings are not the default line: %s", js)
 	}
 }
