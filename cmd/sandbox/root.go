@@ -35,14 +35,17 @@ var commands = []func() *cobra.Command{
 	newVersionCmd,
 }
 
-func newRootCmd() *cobra.Command {
+func newRootCmd() *cobra.Command { return newRootWith(commands) }
+
+// newRootWith builds the root command with the given subcommands.
+func newRootWith(cs []func() *cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "sandbox",
 		Short:         "Put a human between an AI coding agent and every privileged thing it tries",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	for _, c := range commands {
+	for _, c := range cs {
 		root.AddCommand(c())
 	}
 	return root
@@ -53,7 +56,7 @@ func newRootCmd() *cobra.Command {
 func execute(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRootCmd()
+	root := newRootCmdFor(args[1:]) // fastcmd.go
 	root.SetArgs(args[1:])
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
