@@ -18,6 +18,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -27,7 +28,7 @@ func helloServer(t *testing.T, name string) (string, int) {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.2:0")
 	if err != nil {
-		t.Skipf("no 127.0.0.2: %v", err)
+		testenv.Skip(t, "no 127.0.0.2: "+err.Error())
 	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(
 		func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintf(w, "hello %s", name) })}}
@@ -87,10 +88,7 @@ func scriptedHuman(t *testing.T, b *Bus, st *userstate.State, allow int) func() 
 // the reason.
 func TestJailProxyEscalates(t *testing.T) {
 	e := newJailEnv(t)
-	curl := "/usr/bin/curl"
-	if _, err := os.Stat(curl); err != nil {
-		t.Skip("no /usr/bin/curl")
-	}
+	curl := testenv.RequireCommand(t, "curl")
 	urlA, portA := helloServer(t, "A")
 	urlB, _ := helloServer(t, "B")
 	for _, m := range jailModes {

@@ -1,6 +1,7 @@
 package shims
 
 import (
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func TestAllowExecsTheRealToolNeverItself(t *testing.T) {
 	mkdir(t, other)
 	exe, _ := os.Executable()
 	if err := os.Link(exe, filepath.Join(other, "git")); err != nil {
-		t.Skipf("no hard links here: %v", err)
+		testenv.Skip(t, "no hard links here: "+err.Error())
 	}
 	// A relative PATH entry whose git must not run.
 	writeExec(t, filepath.Join(fx.f.Root, "git"), "#!/bin/sh\necho PLANTED\n")

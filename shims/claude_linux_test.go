@@ -40,7 +40,7 @@ func forward(t *testing.T, host, target string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp4", host+":0")
 	if err != nil {
-		t.Skipf("no %s here: %v", host, err)
+		testenv.Skip(t, "no "+host+" here: "+err.Error())
 	}
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })

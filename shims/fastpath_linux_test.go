@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // Two policies whose compiled caches have the same size: swapping one
@@ -92,7 +93,7 @@ func TestFastPathNeverExecsItself(t *testing.T) {
 	mkdir(t, other)
 	exe, _ := os.Executable()
 	if err := os.Link(exe, filepath.Join(other, "git")); err != nil {
-		t.Skipf("no hard links here: %v", err)
+		testenv.Skip(t, "no hard links here: "+err.Error())
 	}
 	writeExec(t, filepath.Join(fx.f.Root, "git"), "#!/bin/sh\necho PLANTED\n")
 	primed(t, fx, fx.shimDir+":"+fx.realDir, env, "status", "y")

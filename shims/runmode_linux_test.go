@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/launcher"
 )
 
@@ -59,7 +60,7 @@ func loopbackServer(t *testing.T, name string, tls bool) (url string, port int) 
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.2:0")
 	if err != nil {
-		t.Skipf("no 127.0.0.2 here: %v", err)
+		testenv.Skip(t, "no 127.0.0.2 here: "+err.Error())
 	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from %s", name)
