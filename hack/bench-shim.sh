@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -n "${SANDBOX:-}" ] || { CGO_ENABLED=${CGO_ENABLED:-1} go build -o "$tmp/sandbox" ./cmd/sandbox; SANDBOX=$tmp/sandbox; }
 [ -n "${TIMEIT:-}" ] || { go build -o "$tmp/timeit" ./hack/timeit; TIMEIT=$tmp/timeit; }
-export XDG_STATE_HOME=$tmp/state
+export XDG_STATE_HOME=$tmp/state TMPDIR=$tmp   # the allow cache lives under $TMPDIR
 proj=$tmp/project
 mkdir -p "$proj/src" && cd "$proj"
 git init -q . && for i in $(seq 200); do echo "line $i" >"src/f$i.txt"; done
