@@ -36,6 +36,17 @@ func gitTool(w *walker, argv []Word, c cmdCtx) {
 		if !isOpt {
 			break
 		}
+		if name == "-c" {
+			if !hasVal && i+1 < len(args) {
+				i++
+				val = args[i].Text
+			}
+			if !safeGitConfig(val) {
+				w.a.opaqueSrc(c.src, gitGlobalOpaque["-c"]+": "+val)
+				return
+			}
+			continue
+		}
 		if reason, bad := gitGlobalOpaque[gitLong(name)]; bad {
 			w.a.opaqueSrc(c.src, reason)
 			return

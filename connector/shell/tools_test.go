@@ -110,6 +110,11 @@ func TestAnalyzeTools(t *testing.T) {
 	runEffectCases(t, []effectCase{
 		{"git -c", "git -c core.pager=sh log", []string{"exec git -c core.pager=sh log", "opaque"}},
 		{"git -c attached", "git -ccore.pager=sh log", []string{"exec git -ccore.pager=sh log", "opaque"}},
+		{"git -c harmless key: rules see git status", "git -c core.quotepath=false --no-optional-locks status", []string{"exec git status"}},
+		{"git -c hooks off", "git -c core.hooksPath=/dev/null ls-files", []string{"exec git ls-files"}},
+		{"git -c hooks elsewhere", "git -c core.hooksPath=/tmp/h commit", []string{"exec git -c core.hooksPath=/tmp/h commit", "opaque"}},
+		{"git -c fsmonitor program", "git -c core.fsmonitor=./x status", []string{"exec git -c core.fsmonitor=./x status", "opaque"}},
+		{"git -c harmless then harmful", "git -c color.ui=never -c core.pager=sh log", []string{"exec git -c core.pager=sh log", "opaque"}},
 		{"git config-env", "git --config-env=core.pager=X log", []string{"exec git --config-env=core.pager=X log", "opaque"}},
 		{"git exec-path", "git --exec-path=/tmp status", []string{"exec git --exec-path=/tmp status", "opaque"}},
 		{"git git-dir", "git --git-dir=/tmp/x/.git status", []string{"exec git --git-dir=/tmp/x/.git status", "opaque"}},
