@@ -17,7 +17,11 @@ var fastCommands = map[string]func() *cobra.Command{
 func newRootCmdFor(args []string) *cobra.Command {
 	if len(args) > 0 {
 		if c, ok := fastCommands[args[0]]; ok {
-			return newRootWith([]func() *cobra.Command{c})
+			root := newRootWith([]func() *cobra.Command{c})
+			// argv names c: cobra's `completion` command (four shells'
+			// subcommands and their flags) cannot be asked for
+			root.CompletionOptions.DisableDefaultCmd = true
+			return root
 		}
 	}
 	return newRootCmd()
