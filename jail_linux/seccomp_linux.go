@@ -13,10 +13,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// archPrograms are one GOARCH's filters (seccomp_filters_linux.go).
+type archPrograms struct {
+	arch  string
+	progs [][]byte
+}
+
+// programsFor returns the embedded filters of arch.
+func programsFor(arch string) ([][]byte, bool) {
+	for _, p := range seccompPrograms {
+		if p.arch == arch {
+			return p.progs, true
+		}
+	}
+	return nil, false
+}
+
 // seccompProgram returns the embedded filter for this GOARCH and variant
 // as sock_filter instructions.
 func seccompProgram(v seccomprules.Variant) ([]unix.SockFilter, error) {
-	progs, ok := seccompPrograms[runtime.GOARCH]
+	progs, ok := programsFor(runtime.GOARCH)
 	if !ok || int(v) >= len(progs) {
 		return nil, fmt.Errorf("%w: no seccomp filter for %s", ErrLayer, runtime.GOARCH)
 	}

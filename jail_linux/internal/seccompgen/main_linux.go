@@ -39,7 +39,7 @@ func Source() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header)
 	for _, arch := range Arches {
-		fmt.Fprintf(&b, "\t%q: {\n", arch)
+		fmt.Fprintf(&b, "\t{%q, [][]byte{\n", arch)
 		for _, v := range seccomprules.Variants {
 			prog, err := Compile(arch, v)
 			if err != nil {
@@ -47,7 +47,7 @@ func Source() ([]byte, error) {
 			}
 			writeBytes(&b, prog)
 		}
-		b.WriteString("\t},\n")
+		b.WriteString("\t}},\n")
 	}
 	b.WriteString("}\n")
 	return b.Bytes(), nil
@@ -61,8 +61,9 @@ package jail_linux
 
 // seccompPrograms holds, per GOARCH, the compiled deny-list filter for
 // each seccomprules.Variant (index = variant), as raw sock_filter bytes in
-// the machine's byte order.
-var seccompPrograms = map[string][][]byte{
+// the machine's byte order. A list, not a map: the compiler lays it out as
+// static data, so no sandbox process builds it at start.
+var seccompPrograms = []archPrograms{
 `
 
 func writeBytes(b *bytes.Buffer, prog []byte) {
