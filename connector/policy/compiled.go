@@ -64,8 +64,10 @@ func triggerCode(t Trigger) byte {
 }
 
 // DecodeCompiled reads what EncodeCompiled wrote and compiles every rule
-// again (patterns are checked as strictly as in a policy file). Only
-// Rules, SHA256 and Version are set.
+// again (patterns are checked as strictly as in a policy file; a shell
+// pattern whose command name is a plain word, which always compiles, is
+// compiled the first time a decision needs it). Only Rules, SHA256 and
+// Version are set.
 func DecodeCompiled(data []byte) (*Policy, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(compiledMagic))
 	if !ok {
@@ -119,6 +121,9 @@ func (d *decoder) rule() (*Rule, error) {
 	}
 	if r.Dynamic && (r.Trigger != Shell || r.Tier != Allow) {
 		return nil, fmt.Errorf("%w: `dynamic` on a %s %s rule", errCompiled, r.Trigger, r.Tier)
+	}
+	if r.deferShell() { // a plain-named shell pattern always compiles: on first use
+		return r, nil
 	}
 	if err := r.compile(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errCompiled, err)

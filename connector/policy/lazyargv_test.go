@@ -101,19 +101,24 @@ func TestCachedEngineDecidesAsParsed(t *testing.T) {
 		src  []byte
 	}{{"default", DefaultYAML()}, {"paths", []byte(pathRules)}} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, got := parsedAndCached(t, tc.src)
+			want, cached, compiled := parsedAndCached(t, tc.src)
 			for _, script := range append(append(extra, everyday...), adversarial...) {
-				if w, g := want.Shell(script, ""), got.Shell(script, ""); !reflect.DeepEqual(w, g) {
+				w := want.Shell(script, "")
+				if g := cached.Shell(script, ""); !reflect.DeepEqual(w, g) {
 					t.Errorf("%q: parsed:\n%scached:\n%s", script, dump(w), dump(g))
+				}
+				if g := compiled.Shell(script, ""); !reflect.DeepEqual(w, g) {
+					t.Errorf("%q: parsed:\n%sshims' compiled cache:\n%s", script, dump(w), dump(g))
 				}
 			}
 		})
 	}
 }
 
-// parsedAndCached builds the engine of src from its parse and from its
-// decoded cache, which must have deferred some shell rules.
-func parsedAndCached(t *testing.T, src []byte) (parsed, cached *Engine) {
+// parsedAndCached builds the engine of src from its parse, from its
+// decoded cache and from the shims' compiled cache; both caches must have
+// deferred some shell rules.
+func parsedAndCached(t *testing.T, src []byte) (parsed, cached, compiled *Engine) {
 	t.Helper()
 	env := newTestEnv(t)
 	p, err := Parse("policy.yaml", src)
@@ -128,16 +133,22 @@ func parsedAndCached(t *testing.T, src []byte) (parsed, cached *Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lazy := 0
-	for _, rs := range c.Rules {
-		for _, r := range append(append(rs.Allow, rs.Escalate...), rs.Deny...) {
-			if r.lazy != nil {
-				lazy++
+	cp, err := DecodeCompiled(EncodeCompiled(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []*Policy{c, cp} {
+		lazy := 0
+		for _, rs := range q.Rules {
+			for _, r := range append(append(rs.Allow, rs.Escalate...), rs.Deny...) {
+				if r.lazy != nil {
+					lazy++
+				}
 			}
 		}
-	}
-	if lazy == 0 {
-		t.Fatal("no shell rule was deferred")
+		if lazy == 0 {
+			t.Fatal("no shell rule was deferred")
+		}
 	}
 	opts := Options{Home: env.home, StateDir: env.state, CaseInsensitive: func(string) bool { return false }}
 	if parsed, err = New(env.root, p, opts); err != nil {
@@ -146,5 +157,29 @@ func parsedAndCached(t *testing.T, src []byte) (parsed, cached *Engine) {
 	if cached, err = New(env.root, c, opts); err != nil {
 		t.Fatal(err)
 	}
-	return parsed, cached
+	if compiled, err = New(env.root, cp, opts); err != nil {
+		t.Fatal(err)
+	}
+	return parsed, cached, compiled
+}
+
+// FuzzLiteralName: a pattern literalName accepts always compiles, to the
+// name and slash it reported (so deferring it never hides an error).
+func FuzzLiteralName(f *testing.F) {
+	for _, s := range []string{"git status **", "./x y", "/a/../b *", "a\tb", "'q' x", "g*t", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pat string) {
+		name, slash, ok := literalName(pat)
+		if !ok {
+			return
+		}
+		p, err := compileArgv(pat)
+		if err != nil {
+			t.Fatalf("%q: literalName accepts it but it does not compile: %v", pat, err)
+		}
+		if p.nameLit != name || p.hasSlash != slash {
+			t.Fatalf("%q: compileArgv %q %v, literalName %q %v", pat, p.nameLit, p.hasSlash, name, slash)
+		}
+	})
 }
