@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
 	"syscall"
@@ -120,7 +119,7 @@ func hookMain(args []string) (code int) {
 		return execute(append([]string{"sandbox", "hook"}, args...)) // cobra explains usage
 	}
 	opts.agent = fs.Arg(0)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // signals.go
 	defer stop()
 	err := runHook(ctx, opts)
 	if ee := (*exitError)(nil); err != nil && !(errors.As(err, &ee) && ee.msg == "") {

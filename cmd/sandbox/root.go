@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -54,7 +53,7 @@ func newRootWith(cs []func() *cobra.Command) *cobra.Command {
 // execute runs the CLI with args (args[0] is the program) and returns the
 // process exit code. Signals become context cancellation here, at the root.
 func execute(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // signals.go
 	defer stop()
 	root := newRootCmdFor(args[1:]) // fastcmd.go
 	root.SetArgs(args[1:])
