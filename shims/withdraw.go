@@ -82,6 +82,8 @@ func ServeWithdrawals(ctx context.Context, q *queue.Queue, session string, log *
 		withdrawMarked(q, session, log)
 		select {
 		case <-ctx.Done():
+			for range changed { // the notifier releases its watch first: queue.ReleaseWatcher
+			}
 			return
 		case <-tick.C:
 		case _, ok := <-changed:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
 // DefaultPoll is how often Notify looks at a directory when the kernel
@@ -43,7 +44,7 @@ func signal(ch chan<- struct{}) {
 
 func watchLoop(ctx context.Context, w *fsnotify.Watcher, ch chan struct{}, logger *slog.Logger) {
 	defer close(ch)
-	defer w.Close()
+	defer queue.ReleaseWatcher(w) // not w.Close(): see there
 	for {
 		select {
 		case <-ctx.Done():

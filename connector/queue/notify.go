@@ -25,7 +25,7 @@ func (q *Queue) notify(ctx context.Context, name string, dirs ...string) (<-chan
 	ch := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	go forward(ctx, w, name, ch)
-	return ch, func() { cancel(); w.Close() }, nil
+	return ch, func() { cancel(); ReleaseWatcher(w) }, nil
 }
 
 func forward(ctx context.Context, w *fsnotify.Watcher, name string, ch chan<- struct{}) {
