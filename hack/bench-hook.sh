@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "${SANDBOX:-}" ]; then
   SANDBOX=$tmp/sandbox
-  go build -o "$SANDBOX" ./cmd/sandbox
+  make -s build BIN="$SANDBOX"
 fi
 if [ -z "${TIMEIT:-}" ]; then
   TIMEIT=$tmp/timeit
@@ -30,7 +30,14 @@ esac
 
 echo "== hook: sandbox hook claude on an allowed Bash call vs /bin/true (target: ratio <= 4, maxrss <= 20480 KiB)"
 cd "$proj"
-"$TIMEIT" -n 300 -stdin "$tmp/event.json" -- /bin/true -- "$SANDBOX" hook claude
+res=$("$TIMEIT" -n 300 -stdin "$tmp/event.json" -- /bin/true -- "$SANDBOX" hook claude)
+echo "$res"
+echo "$res" | sed -n 2p | awk '{
+    for (i = 1; i <= NF; i++) { if ($i == "median") m = $(i+1); if ($i == "maxrss") k = $(i+1) }
+    r = substr($NF, 2)
+    printf "hook: %.2f ms, x%.2f of /bin/true (target <= 4): %s; peak RSS %d KiB (target <= 20480): %s\n",
+      m, r, (r <= 4 ? "met" : "NOT met"), k, (k <= 20480 ? "met" : "NOT met")
+  }' | tee -a "${BENCH_OUT:-$tmp}/summary"
 echo
 echo "== hook: in-process cost of one allowed call (open the folder's policy, classify)"
 cd - >/dev/null
