@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/initsig"
 	"github.com/sandbox-dev/sandbox/jail_linux/internal/seccomprules"
 	"golang.org/x/sys/unix"
 )
@@ -22,7 +22,7 @@ import (
 // initEnv marks a process started by Start as the jail's init; the init's
 // control socket is fd initCtlFD.
 const (
-	initEnv   = "SANDBOX_JAIL_INIT"
+	initEnv   = initsig.Env
 	initCtlFD = 3
 )
 
@@ -33,13 +33,6 @@ const (
 	exitNoExec   = 126
 	exitNotFound = 127
 )
-
-// forwarded are the signals the init passes on to the command's process
-// group (SIGURG is the Go runtime's own and is never forwarded).
-var forwarded = []os.Signal{
-	unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGUSR1,
-	unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT, unix.SIGALRM,
-}
 
 // MaybeInit runs the jail's init and exits when this process was started
 // as one by Start; otherwise it returns at once. Call it first thing in
@@ -59,15 +52,10 @@ func MaybeInit() {
 func runInit() int {
 	runtime.LockOSThread()      // never unlocked: the command is forked from this restricted thread
 	unix.CloseOnExec(initCtlFD) // the command must never hold the control socket
-	// os/signal's first Notify starts a thread and round-trips with it per
-	// signal (0.3-0.9 ms here): it overlaps the set-up, and is done before
-	// the restrictions and the command (setupAndStart waits for it)
-	sigs := make(chan os.Signal, 32)
-	caught := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, forwarded...)
-		close(caught)
-	}()
+	// the forwarded signals' registration began at package initialisation
+	// (initsig); it is done before the restrictions and the command
+	// (setupAndStart waits for it)
+	sigs, caught := initsig.Started()
 	ctl := initCtl{fd: initCtlFD}
 	pid, code, err := setupAndStart(ctl, caught)
 	if err != nil {
