@@ -67,7 +67,7 @@ func runInit() int {
 	_ = ctl.sendJSON(msgReady, readyMsg{Pid: pid})
 	go forward(sigs, pid)
 	st := reap(pid)
-	_ = ctl.sendJSON(msgExit, st)
+	_ = ctl.send(msgExit, st.encode(), -1)
 	return st.Code
 }
 

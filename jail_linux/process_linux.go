@@ -4,7 +4,6 @@ package jail_linux
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -85,8 +84,7 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 func (p *process) exitStatus(werr error) jailspec.ExitStatus {
 	var st jailspec.ExitStatus
 	if typ, payload, _, err := p.ctl.recv(50 * time.Millisecond); err == nil && typ == msgExit {
-		var m exitMsg
-		if json.Unmarshal(payload, &m) == nil {
+		if m, ok := decodeExit(payload); ok {
 			st = jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}
 		}
 	} else if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
