@@ -25,7 +25,7 @@ func TestFind(t *testing.T) {
 	}
 	tests := []struct {
 		name, start, want string
-		err              error
+		err               error
 	}{
 		{"at the root", proj, proj, nil},
 		{"from a subdirectory", filepath.Join(proj, "a", "b"), proj, nil},
