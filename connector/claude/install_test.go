@@ -10,44 +10,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
+	"github.com/sandbox-dev/sandbox/connector/install/installtest"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-const testExe = "/opt/sandbox/bin/sandbox"
+const testExe = installtest.Exe
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run with -update)", name, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { installtest.Golden(t, *update, name, got) }
 
 func project(t *testing.T, settings string) (install.Env, string) {
-	t.Helper()
-	root := t.TempDir()
-	path := filepath.Join(root, SettingsFile)
-	if settings != "" {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(settings), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return install.Env{Folder: folder.Folder{Root: root}, Exe: testExe}, path
+	return installtest.File(t, SettingsFile, settings, settings != "")
 }
 
 func TestInstallRoundTrip(t *testing.T) {

@@ -9,41 +9,19 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
+	"github.com/sandbox-dev/sandbox/connector/install/installtest"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-const testExe = "/opt/sandbox/bin/sandbox"
+const testExe = installtest.Exe
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.WriteFile(path, got, 0o644)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (%v):\n%s", name, err, got)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { installtest.Golden(t, *update, name, got) }
 
 // project writes files (relative path -> content) into a fresh root.
-func project(t *testing.T, files map[string]string) install.Env {
-	t.Helper()
-	root := t.TempDir()
-	for rel, content := range files {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return install.Env{Folder: folder.Folder{Root: root}, Exe: testExe}
-}
+func project(t *testing.T, files map[string]string) install.Env { return installtest.Project(t, files) }
 
 func read(env install.Env, rel string) []byte {
 	b, _ := os.ReadFile(filepath.Join(env.Folder.Root, rel))

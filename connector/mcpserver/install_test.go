@@ -6,49 +6,27 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
+	"github.com/sandbox-dev/sandbox/connector/install/installtest"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 const (
-	testExe  = "/opt/sandbox/bin/sandbox"
+	testExe  = installtest.Exe
 	testRoot = "/work/project"
 )
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (%v):\n%s", name, err, got)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { installtest.Golden(t, *update, name, got) }
 
 // fixedEnv is an install.Env whose folder root is the fixed testRoot
 // (what goes into the file) while the files live in a temp dir.
 func project(t *testing.T, content string, exists bool) (install.Env, string) {
-	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, ProjectFile)
-	if exists {
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return install.Env{Folder: folder.Folder{Root: dir}, Exe: testExe}, path
+	return installtest.File(t, ProjectFile, content, exists)
 }
 
 // normalize replaces the temp project root with testRoot for goldens.
