@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,18 +40,24 @@ func dial(t *testing.T, h *harness, base string, origin string) (*websocket.Conn
 // next reads events until one of type typ arrives (bounded).
 func next(t *testing.T, c *websocket.Conn, typ string) Event {
 	t.Helper()
+	return nextOf(t, c, typ)
+}
+
+// nextOf reads events until one of the types in typs arrives.
+func nextOf(t *testing.T, c *websocket.Conn, typs ...string) Event {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {
-			t.Fatalf("waiting for %s: %v", typ, err)
+			t.Fatalf("waiting for %v: %v", typs, err)
 		}
 		var ev Event
 		if err := json.Unmarshal(b, &ev); err != nil {
 			t.Fatal(err)
 		}
-		if ev.Type == typ {
+		if slices.Contains(typs, ev.Type) {
 			return ev
 		}
 	}
@@ -84,19 +91,33 @@ func TestEventsFollowARequestFromArrivalToOutput(t *testing.T) {
 	if ev := next(t, c, EventClaimed); ev.ID != req.ID {
 		t.Fatalf("claimed %+v", ev)
 	}
-	var out string
-	for out != "one\ntwo\n" {
-		ev := next(t, c, EventOutput)
-		out += ev.Text
-		if len(out) > 100 {
-			t.Fatalf("output %q", out)
+	// Output, the result and the audit appends arrive in that order per
+	// stream, but the audit follower is a stream of its own: its records
+	// may come before or after the done event.
+	var (
+		out     string
+		done    *Event
+		audited bool
+	)
+	for out != "one\ntwo\n" || done == nil || !audited {
+		ev := nextOf(t, c, EventOutput, EventDone, EventAudit)
+		switch ev.Type {
+		case EventOutput:
+			out += ev.Text
+			if len(out) > 100 {
+				t.Fatalf("output %q", out)
+			}
+		case EventDone:
+			done = &ev
+		case EventAudit:
+			if ev.Record == nil || ev.Record.Seq == 0 {
+				t.Fatalf("audit %+v", ev)
+			}
+			audited = true
 		}
 	}
-	if ev := next(t, c, EventDone); ev.Result == nil || ev.Result.Decision != "approved" {
-		t.Fatalf("done %+v", ev)
-	}
-	if ev := next(t, c, EventAudit); ev.Record == nil || ev.Record.Seq == 0 {
-		t.Fatalf("audit %+v", ev)
+	if done.Result == nil || done.Result.Decision != "approved" {
+		t.Fatalf("done %+v", done)
 	}
 }
 
