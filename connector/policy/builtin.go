@@ -36,9 +36,12 @@ var devicePaths = map[string]bool{
 // builtinRules are injected on every load, whatever policy.yaml says:
 // writes to any .sandbox/ and to the per-user state dir, reads of the
 // state dir, and the cloud metadata endpoints are denied.
-func (e *Engine) builtinRules(home []string) []*boundRule {
+func (e *Engine) builtinRules(only Trigger, home []string) []*boundRule {
 	var out []*boundRule
 	add := func(t Trigger, pattern, label, reason string) {
+		if t != only {
+			return
+		}
 		r := &Rule{Trigger: t, Tier: Deny, Pattern: pattern, Reason: reason}
 		if err := r.compile(); err != nil {
 			e.log.Error("bug: built-in rule does not compile", "pattern", pattern, "err", err)
@@ -57,6 +60,9 @@ func (e *Engine) builtinRules(home []string) []*boundRule {
 	}
 	if len(e.stateSegs) > 0 {
 		for _, t := range []Trigger{Write, Read} {
+			if t != only {
+				continue
+			}
 			r := &Rule{Trigger: t, Tier: Deny, Pattern: "(per-user state dir)/**", Reason: reasonSelf}
 			out = append(out, &boundRule{Rule: r, label: ruleSelf, path: prefixPath(e.stateSegs)})
 		}

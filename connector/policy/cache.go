@@ -184,7 +184,7 @@ func readCache(dir string, st *userstate.State, root, file, sha string) *Policy 
 		return nil
 	}
 	sig, payload, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || !verifyMAC(st.Key, string(sig), cacheDomain, root, string(payload)) {
+	if !ok || !verifyMACWith(st.Key, string(sig), cacheDomain, []string{root}, payload) {
 		return nil
 	}
 	p, err := decodeCache(payload, file, sha)
@@ -200,6 +200,6 @@ func writeCache(dir string, st *userstate.State, root string, p *Policy) error {
 	if err != nil {
 		return err
 	}
-	sig := mac(st.Key, cacheDomain, root, string(payload))
+	sig := macWith(st.Key, cacheDomain, []string{root}, payload)
 	return atomicfile.WriteFile(filepath.Join(dir, cacheName), append([]byte(sig+"\n"), payload...), 0o600)
 }

@@ -89,7 +89,7 @@ func (e *Engine) destPart(d dest) Part {
 		}
 		return noMatch
 	}
-	p := evaluate(e.sets[Network], allRules, m).part(Network, d.String())
+	p := evaluate(e.index(Network), allRules, m).part(Network, d.String())
 	if p.Decision == Escalate {
 		p.Propose = ProposePattern(Network, d.String())
 	}
@@ -120,7 +120,7 @@ func (e *Engine) MCP(tool string) (d Decision) {
 		}
 		return noMatch
 	}
-	p := evaluate(e.sets[MCP], allRules, m).part(MCP, tool)
+	p := evaluate(e.index(MCP), allRules, m).part(MCP, tool)
 	if p.Decision == Escalate {
 		p.Propose = tool
 	}

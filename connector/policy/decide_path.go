@@ -55,7 +55,7 @@ func (e *Engine) pathVerdict(t Trigger, abs string) verdict {
 		}
 		return noMatch
 	}
-	return evaluate(e.sets[t], allRules, m)
+	return evaluate(e.index(t), allRules, m)
 }
 
 // scriptPathParts decides a file a script writes or reads. The analyzer

@@ -118,7 +118,7 @@ func (e *Engine) execPart(ef *shell.Effect, sc *scriptCtx) Part {
 			return p.matchAllow(ef.Args, ef.OpenEnded, sc.afterCD)
 		})
 	}
-	p := evaluate(e.sets[Shell], lists, m).part(Shell, subject)
+	p := evaluate(e.index(Shell), lists, m).part(Shell, subject)
 	if p.Decision == Escalate {
 		p.Propose = proposeArgv(*ef)
 	}

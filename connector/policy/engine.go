@@ -67,7 +67,8 @@ type Engine struct {
 	res       *resolver
 	policy    *Policy
 	status    Status
-	sets      map[Trigger]*ruleIndex
+	homeSegs  []string               // the home directory's segments (~ in patterns)
+	sets      map[Trigger]*lazyIndex // every trigger's index, built on first use
 	shellOpts shell.Options
 	opts      Options // as New received them, for CI
 }
@@ -106,7 +107,8 @@ func New(root string, p *Policy, o Options) (*Engine, error) {
 		}
 	}
 	e.foldAllow = caseInsensitive(root, o.CaseInsensitive)
-	e.sets = e.buildIndexes(o.Remembered, pathSegments(home))
+	e.homeSegs = pathSegments(home)
+	e.sets = map[Trigger]*lazyIndex{Shell: {}, Write: {}, Read: {}, Network: {}, MCP: {}}
 	return e, nil
 }
 

@@ -1,6 +1,9 @@
 package policy
 
-import "path"
+import (
+	"path"
+	"sync"
+)
 
 // boundRule is a rule ready to match: its path pattern bound to the
 // project root and home, and the label a Part shows for it.
@@ -66,44 +69,58 @@ func (t *tierRules) forMay(name string) [][]*boundRule {
 	return [][]*boundRule{t.byName[f], t.byName[b], t.wild}
 }
 
-// buildIndexes binds the built-in rules, the policy's rules and the
-// remembered decisions, in precedence order within each tier.
-func (e *Engine) buildIndexes(rem []Remembered, home []string) map[Trigger]*ruleIndex {
-	sets := map[Trigger]*ruleIndex{}
-	for _, t := range []Trigger{Shell, Write, Read, Network, MCP} {
-		sets[t] = &ruleIndex{}
+// lazyIndex is one trigger's index, built the first time a decision
+// needs it: a Bash call never looks at the MCP or network rules.
+type lazyIndex struct {
+	once sync.Once
+	ix   *ruleIndex
+}
+
+// index returns the rules that decide trigger t.
+func (e *Engine) index(t Trigger) *ruleIndex {
+	l := e.sets[t]
+	if l == nil {
+		return nil // bug: not a trigger; the decision recovers into an internal-error escalation
 	}
+	l.once.Do(func() { l.ix = e.buildIndex(t) })
+	return l.ix
+}
+
+// buildIndex binds t's built-in rules, the policy's rules and the
+// remembered decisions, in precedence order within each tier.
+func (e *Engine) buildIndex(t Trigger) *ruleIndex {
+	ix := &ruleIndex{}
 	bind := func(r *Rule, label string) *boundRule {
 		b := &boundRule{Rule: r, label: label}
 		if r.path != nil {
-			b.path = r.path.bind(e.rootSegs, home)
+			b.path = r.path.bind(e.rootSegs, e.homeSegs)
 		}
 		if r.tool != nil {
 			b.toolFold, _ = compileWildcard(foldName(r.Pattern))
 		}
 		return b
 	}
-	for _, b := range e.builtinRules(home) {
-		sets[b.Trigger].tier(b.Tier).add(b, b.Tier != Allow)
+	for _, b := range e.builtinRules(t, e.homeSegs) {
+		ix.tier(b.Tier).add(b, b.Tier != Allow)
 	}
-	for _, r := range rememberedRules(rem, Deny) {
-		sets[r.Trigger].deny.add(bind(r, "remembered:"+r.Pattern), true)
+	for _, r := range rememberedRules(e.opts.Remembered, t, Deny) {
+		ix.deny.add(bind(r, "remembered:"+r.Pattern), true)
 	}
-	for t, rs := range e.policy.Rules {
+	if rs := e.policy.Rules[t]; rs != nil {
 		for _, r := range rs.Deny {
-			sets[t].deny.add(bind(r, r.Pattern), true)
+			ix.deny.add(bind(r, r.Pattern), true)
 		}
 		for _, r := range rs.Escalate {
-			sets[t].escalate.add(bind(r, r.Pattern), true)
+			ix.escalate.add(bind(r, r.Pattern), true)
 		}
 		for _, r := range rs.Allow {
-			sets[t].allow.add(bind(r, r.Pattern), false)
+			ix.allow.add(bind(r, r.Pattern), false)
 		}
 	}
-	for _, r := range rememberedRules(rem, Allow) {
-		sets[r.Trigger].remembered.add(bind(r, "remembered:"+r.Pattern), false)
+	for _, r := range rememberedRules(e.opts.Remembered, t, Allow) {
+		ix.remembered.add(bind(r, "remembered:"+r.Pattern), false)
 	}
-	return sets
+	return ix
 }
 
 func (ix *ruleIndex) tier(t Tier) *tierRules {
@@ -116,13 +133,13 @@ func (ix *ruleIndex) tier(t Tier) *tierRules {
 	return &ix.allow
 }
 
-func rememberedRules(rem []Remembered, tier Tier) []*Rule {
+func rememberedRules(rem []Remembered, t Trigger, tier Tier) []*Rule {
 	var out []*Rule
 	for i := range rem {
 		if rem[i].Tier != tier {
 			continue
 		}
-		if r, err := rem[i].rule(); err == nil {
+		if r, err := rem[i].rule(); err == nil && r.Trigger == t {
 			out = append(out, r)
 		}
 	}

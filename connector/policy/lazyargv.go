@@ -10,10 +10,13 @@ import (
 // looks at it. Rules decoded from the signed cache use it: a hook or
 // `sandbox check` decides one command, whose name picks a few rules out
 // of hundreds, so compiling every rule in every process would be most of
-// its work.
+// its work. The index key is read off the pattern's text once, when the
+// rule is decoded.
 type lazyArgv struct {
-	once sync.Once
-	p    *argvPattern // nil when the pattern does not compile
+	name     string // the literal command name (path-cleaned when it has a slash)
+	hasSlash bool
+	once     sync.Once
+	p        *argvPattern // nil when the pattern does not compile
 }
 
 // deferShell sets r up to compile its shell pattern on first use when
@@ -23,10 +26,11 @@ func (r *Rule) deferShell() bool {
 	if r.Trigger != Shell {
 		return false
 	}
-	if _, _, ok := literalName(r.Pattern); !ok {
+	name, hasSlash, ok := literalName(r.Pattern)
+	if !ok {
 		return false
 	}
-	r.lazy = &lazyArgv{}
+	r.lazy = &lazyArgv{name: name, hasSlash: hasSlash}
 	return true
 }
 
@@ -48,26 +52,28 @@ func (r *Rule) isShell() bool { return r.argv != nil || r.lazy != nil }
 // '*' or '?'): exactly what compileArgv would store as nameLit and
 // hasSlash. ok is false for every other pattern.
 func literalName(pat string) (name string, hasSlash, ok bool) {
-	if strings.ContainsAny(pat, "\\'\"") || !isPrintableASCII(pat) {
+	words, inWord := 0, false
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		switch {
+		case c < 0x20 || c >= 0x7f || c == '\\' || c == '\'' || c == '"':
+			return "", false, false // quoting, or bytes compileArgv rejects
+		case c == ' ':
+			inWord = false
+		case !inWord:
+			inWord = true
+			if words++; words == 1 {
+				name = pat[i:]
+			}
+		}
+	}
+	if words == 0 || words > maxPatternWords+1 {
 		return "", false, false
 	}
-	words := 0
-	for i := 0; i < len(pat); {
-		for i < len(pat) && pat[i] == ' ' {
-			i++
-		}
-		start := i
-		for i < len(pat) && pat[i] != ' ' {
-			i++
-		}
-		if i > start {
-			if words == 0 {
-				name = pat[start:i]
-			}
-			words++
-		}
+	if sp := strings.IndexByte(name, ' '); sp >= 0 {
+		name = name[:sp]
 	}
-	if words == 0 || words > maxPatternWords+1 || strings.ContainsAny(name, "*?") {
+	if strings.ContainsAny(name, "*?") {
 		return "", false, false
 	}
 	if hasSlash = strings.Contains(name, "/"); hasSlash {
@@ -80,7 +86,7 @@ func literalName(pat string) (name string, hasSlash, ok bool) {
 // command name (lit false for a glob name).
 func (r *Rule) shellName() (name string, hasSlash, lit bool) {
 	if r.lazy != nil {
-		return literalName(r.Pattern)
+		return r.lazy.name, r.lazy.hasSlash, true
 	}
 	_, lit = r.argv.name.isLiteral()
 	return r.argv.nameLit, r.argv.hasSlash, lit
