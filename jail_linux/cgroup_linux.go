@@ -18,11 +18,12 @@ import (
 // cgroup is one jail's cgroup, on v1 or v2.
 type cgroup interface {
 	// prepare sets up attr so that the init starts inside the cgroup
-	// (CLONE_INTO_CGROUP on v2); false when join must be called instead.
-	prepare(attr *syscall.SysProcAttr) bool
-	// join moves the started init into the cgroup (v1: once, before it
-	// starts the command).
-	join(pid int) error
+	// (CLONE_INTO_CGROUP on v2).
+	prepare(attr *syscall.SysProcAttr)
+	// enter moves the calling, locked thread into the cgroup (v1), so
+	// that the init forked from it starts inside; leave moves it back.
+	// leave is never nil and must be called, even after an error.
+	enter() (leave func() error, err error)
 	// kill kills every process left in the cgroup.
 	kill() error
 	// events reads the OOM-kill and pids-limit counters.
@@ -41,8 +42,8 @@ func cgroupName() string {
 
 // newCgroup creates the jail's cgroups. On v2 one cgroup does it all. On
 // hybrid machines the jail is cloned into a v2 cgroup (free, and
-// cgroup.kill empties it) and joins v1 controllers only when there are
-// limits to enforce, since a v1 join costs an RCU grace period. On pure v1
+// cgroup.kill empties it) and is forked into v1 controllers only when
+// there are limits to enforce (see cgroupV1.enter). On pure v1
 // the freezer kills the rest when there is no pid namespace to do it.
 func newCgroup(f *facts, lim jailspec.Limits, pidNS bool) (cg cgroup, err error) {
 	if !f.cg.usable {
@@ -81,21 +82,29 @@ func newCgroup(f *facts, lim jailspec.Limits, pidNS bool) (cg cgroup, err error)
 // multiCgroup is a jail in a v2 cgroup and v1 controllers at once.
 type multiCgroup []cgroup
 
-func (m multiCgroup) prepare(attr *syscall.SysProcAttr) bool {
-	cloned := false
+func (m multiCgroup) prepare(attr *syscall.SysProcAttr) {
 	for _, c := range m {
-		cloned = c.prepare(attr) || cloned
+		c.prepare(attr)
 	}
-	return cloned
 }
 
-func (m multiCgroup) join(pid int) error {
+func (m multiCgroup) enter() (func() error, error) {
+	var leaves []func() error
+	leave := func() error {
+		var errs []error
+		for _, l := range leaves {
+			errs = append(errs, l())
+		}
+		return errors.Join(errs...)
+	}
 	for _, c := range m {
-		if err := c.join(pid); err != nil {
-			return err
+		l, err := c.enter()
+		leaves = append(leaves, l)
+		if err != nil {
+			return leave, err
 		}
 	}
-	return nil
+	return leave, nil
 }
 
 func (m multiCgroup) kill() error {

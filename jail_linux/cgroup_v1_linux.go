@@ -3,9 +3,13 @@
 package jail_linux
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
+	"time"
 
 	"github.com/containerd/cgroups/v3/cgroup1"
 	"github.com/opencontainers/runtime-spec/specs-go"
@@ -19,6 +23,7 @@ import (
 type cgroupV1 struct {
 	cg    cgroup1.Cgroup
 	paths map[string]string // controller -> absolute directory
+	own   map[string]string // controller -> the supervisor's own directory
 }
 
 func newCgroupV1(f *facts, lim jailspec.Limits, pidNS bool) (cgroup, error) {
@@ -30,7 +35,7 @@ func newCgroupV1(f *facts, lim jailspec.Limits, pidNS bool) (cgroup, error) {
 		names = append(names, cgroup1.Freezer)
 	}
 	name := cgroupName()
-	c := &cgroupV1{paths: map[string]string{}}
+	c := &cgroupV1{paths: map[string]string{}, own: map[string]string{}}
 	subs, err := c.subsystems(f, names, name)
 	if err != nil {
 		return nil, err
@@ -65,6 +70,7 @@ func (c *cgroupV1) subsystems(f *facts, names []cgroup1.Name, name string) ([]cg
 			subs = append(subs, cgroup1.NewFreezer(root))
 		}
 		c.paths[string(n)] = filepath.Join(h.dir, name)
+		c.own[string(n)] = h.dir
 	}
 	return subs, nil
 }
@@ -86,20 +92,15 @@ func v1Resources(lim jailspec.Limits) *specs.LinuxResources {
 	return r
 }
 
-func (c *cgroupV1) prepare(*syscall.SysProcAttr) bool { return false }
+func (c *cgroupV1) prepare(*syscall.SysProcAttr) {}
 
-// join writes the init's pid once per hierarchy. The first write after an
-// idle spell waits for an RCU grace period in the kernel (about 8 ms
-// here); the init's own start-up runs meanwhile.
-func (c *cgroupV1) join(pid int) error {
-	if err := c.cg.Add(cgroup1.Process{Pid: pid}); err != nil {
-		return fmt.Errorf("cgroup v1 join: %w", err)
-	}
-	return nil
-}
-
+// kill kills every process in the jail's memory cgroup (and below),
+// frozen first where there is a freezer, and waits, bounded, for them to
+// leave it. It reads cgroup.procs directly: the library's listing stats
+// every file of the hierarchy.
 func (c *cgroupV1) kill() error {
-	procs, err := c.cg.Processes(cgroup1.Memory, true)
+	dir := c.paths[string(cgroup1.Memory)]
+	procs, err := procsUnder(dir)
 	if err != nil || len(procs) == 0 {
 		return err
 	}
@@ -108,13 +109,21 @@ func (c *cgroupV1) kill() error {
 			return fmt.Errorf("cgroup v1 freeze: %w", err)
 		}
 		defer c.cg.Thaw()
-		procs, err = c.cg.Processes(cgroup1.Memory, true)
-		if err != nil {
+		if procs, err = procsUnder(dir); err != nil {
 			return err
 		}
 	}
+	self := os.Getpid() // a supervisor thread that failed to leave (see enter) is never killed
 	for _, p := range procs {
-		_ = unix.Kill(p.Pid, unix.SIGKILL)
+		if p != self {
+			_ = unix.Kill(p, unix.SIGKILL)
+		}
+	}
+	for i := 0; i < 200; i++ {
+		if procs, err := procsUnder(dir); err != nil || len(procs) == 0 || slices.Equal(procs, []int{self}) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	return nil
 }
@@ -125,9 +134,12 @@ func (c *cgroupV1) events() (oom, pidsMax bool) {
 	return oom, pidsMax
 }
 
+// destroy removes the jail's directory in each hierarchy (rmdir, deepest
+// first; the library's Delete walks every file first).
 func (c *cgroupV1) destroy() error {
-	if err := c.cg.Delete(); err != nil {
-		return fmt.Errorf("cgroup v1 delete: %w", err)
+	var errs []error
+	for _, dir := range c.paths {
+		errs = append(errs, removeTree(dir))
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -74,13 +74,12 @@ func v2Resources(lim jailspec.Limits) *cgroup2.Resources {
 	return r
 }
 
-func (c *cgroupV2) prepare(attr *syscall.SysProcAttr) bool {
+func (c *cgroupV2) prepare(attr *syscall.SysProcAttr) {
 	attr.UseCgroupFD = true
 	attr.CgroupFD = c.fd
-	return true
 }
 
-func (c *cgroupV2) join(int) error { return nil }
+func (c *cgroupV2) enter() (func() error, error) { return func() error { return nil }, nil }
 
 // kill writes cgroup.kill (kernel 5.14+; the library falls back to
 // freeze, SIGKILL, thaw) and waits, bounded, for the cgroup to empty.

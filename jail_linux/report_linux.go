@@ -19,8 +19,8 @@ func (f *facts) report() jailspec.Report {
 	}
 	r.Notes = append(r.Notes, "kernel "+f.kernel+" "+runtime.GOARCH, f.usernsNote())
 	if f.cg.useV1 && f.cg.usable {
-		r.Notes = append(r.Notes, "cgroup v1: with --memory, --pids or --cpu, joining the v1 controllers costs "+
-			"one RCU grace period per run (several ms); cgroup v2 clones the jail straight into its cgroup")
+		r.Notes = append(r.Notes, "cgroup v1: with --memory, --pids or --cpu, the jail's init is forked from a "+
+			"supervisor thread moved into the v1 controllers, so it is born inside them; cgroup v2 clones it straight into its cgroup")
 	}
 	return r
 }
@@ -40,7 +40,7 @@ func (f *facts) cgroupLayer() jailspec.LayerReport {
 			kill = "cloned into a v2 cgroup under " + c.v2Mount + c.v2Base + ", kill-all by cgroup.kill"
 		}
 		return layer(jailspec.LayerCgroup, jailspec.StatusOK,
-			"%s: limits on v1 memory, pids%s under %s (joined only when limits are set); %s",
+			"%s: limits on v1 memory, pids%s under %s (entered only when limits are set); %s",
 			c.mode, v1Extra(c), c.v1["memory"].dir, kill)
 	}
 	var missing []string

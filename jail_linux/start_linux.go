@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -79,11 +80,44 @@ func (s *starter) launch(userNS bool) error {
 		ExtraFiles:  []*os.File{child},
 		SysProcAttr: s.sysProcAttr(userNS),
 	}
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("start jail init: %w", err)
+	if err := s.forkInCgroup(); err != nil {
+		return err
 	}
 	s.log.Debug("jail init started", "pid", s.cmd.Process.Pid)
 	return nil
+}
+
+// forkInCgroup starts the init from a thread of its own that stands in
+// the jail's v1 cgroups meanwhile (cgroup.enter), so that the init is
+// born inside them. A thread that cannot leave them again is never
+// unlocked: the runtime ends it with its goroutine.
+func (s *starter) forkInCgroup() error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		stuck, err := s.forkFromThread()
+		if !stuck {
+			runtime.UnlockOSThread()
+		}
+		done <- err
+	}()
+	return <-done
+}
+
+func (s *starter) forkFromThread() (stuck bool, err error) {
+	leave := func() error { return nil }
+	if s.cg != nil {
+		leave, err = s.cg.enter()
+	}
+	if err == nil {
+		if err = s.cmd.Start(); err != nil {
+			err = fmt.Errorf("start jail init: %w", err)
+		}
+	}
+	if lerr := leave(); lerr != nil {
+		return true, errors.Join(err, lerr)
+	}
+	return false, err
 }
 
 func (s *starter) sysProcAttr(userNS bool) *syscall.SysProcAttr {
@@ -114,18 +148,11 @@ func (s *starter) sysProcAttr(userNS bool) *syscall.SysProcAttr {
 	return attr
 }
 
-// handshake sends the config, joins the cgroup (v1) while the init sets
-// up, takes the proxy listener, lets the init go on and waits for it to
-// start the command.
+// handshake sends the config, takes the proxy listener, lets the init go
+// on and waits for it to start the command.
 func (s *starter) handshake(ctx context.Context) error {
 	if err := s.ctl.sendJSON(msgConfig, s.cfg); err != nil {
 		return &InitError{Msg: "send config: " + err.Error()}
-	}
-	if s.cg != nil {
-		if err := s.cg.join(s.cmd.Process.Pid); err != nil {
-			return err
-		}
-		s.log.Debug("jail cgroup joined")
 	}
 	if s.cfg.NetNS {
 		if err := s.takeListener(); err != nil {
