@@ -20,14 +20,20 @@ import (
 const (
 	msgConfig   = 'C' // supervisor -> init: initConfig as JSON
 	msgListener = 'L' // init -> supervisor: the proxy listener (SCM_RIGHTS)
-	msgGo       = 'G' // supervisor -> init: cgroup joined, go on
 	msgReady    = 'R' // init -> supervisor: the command started (readyMsg)
 	msgError    = 'E' // init -> supervisor: set-up failed (errorMsg), the init exits
 	msgExit     = 'X' // init -> supervisor: how the command ended (exitMsg.encode)
 )
 
-// maxMsg bounds one control message (the config is a few KiB).
-const maxMsg = 1 << 20
+// maxMsg bounds one control message (the config is a few KiB); the
+// init's messages to the supervisor (ready, error, exit) stay under
+// maxInitMsg, so the supervisor reads them into a small buffer instead of
+// allocating maxMsg per message (1 MiB allocations pushed the
+// supervisor's heap into a garbage collection at the end of each run).
+const (
+	maxMsg     = 1 << 20
+	maxInitMsg = 16 << 10
+)
 
 // setupTimeout bounds every wait of the supervisor on the init.
 const setupTimeout = 30 * time.Second
@@ -96,15 +102,25 @@ func (s supCtl) sendJSON(typ byte, v any) error {
 // recv reads one message and any file descriptor passed with it.
 func (s supCtl) recv(timeout time.Duration) (typ byte, payload []byte, fd int, err error) {
 	_ = s.c.SetReadDeadline(time.Now().Add(timeout))
-	buf, oob := make([]byte, maxMsg), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := s.c.ReadMsgUnix(buf, oob)
+	buf, oob := make([]byte, maxInitMsg), make([]byte, unix.CmsgSpace(4))
+	n, oobn, flags, _, err := s.c.ReadMsgUnix(buf, oob)
 	if err != nil {
 		return 0, nil, -1, err
 	}
-	if n == 0 {
-		return 0, nil, -1, errors.New("jail init closed the control socket")
+	fd = passedFD(oob[:oobn])
+	switch {
+	case n == 0:
+		err = errors.New("jail init closed the control socket")
+	case flags&unix.MSG_TRUNC != 0:
+		err = fmt.Errorf("bug: control message of more than %d bytes", maxInitMsg)
 	}
-	return buf[0], buf[1:n], passedFD(oob[:oobn]), nil
+	if err != nil {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		return 0, nil, -1, err
+	}
+	return buf[0], buf[1:n], fd, nil
 }
 
 func passedFD(oob []byte) int {

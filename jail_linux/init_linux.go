@@ -59,7 +59,7 @@ func runInit() int {
 	ctl := initCtl{fd: initCtlFD}
 	pid, code, err := setupAndStart(ctl, caught)
 	if err != nil {
-		if ctl.sendJSON(msgError, errorMsg{Code: code, Msg: err.Error()}) != nil {
+		if ctl.sendJSON(msgError, errorMsg{Code: code, Msg: capMsg(err.Error())}) != nil {
 			fmt.Fprintln(os.Stderr, "sandbox: jail init:", err)
 		}
 		return code
@@ -69,6 +69,15 @@ func runInit() int {
 	st := reap(pid)
 	_ = ctl.send(msgExit, st.encode(), -1)
 	return st.Code
+}
+
+// capMsg keeps an error message well under the supervisor's maxInitMsg.
+func capMsg(s string) string {
+	const limit = 4 << 10
+	if len(s) > limit {
+		return s[:limit] + "..."
+	}
+	return s
 }
 
 func setupAndStart(ctl initCtl, caught <-chan struct{}) (pid, code int, err error) {
@@ -86,9 +95,6 @@ func setupAndStart(ctl initCtl, caught <-chan struct{}) (pid, code int, err erro
 	path, err := lookPath(cfg.Argv[0], cfg.Env, cfg.Dir)
 	if err != nil {
 		return 0, lookPathCode(err), err
-	}
-	if _, err := ctl.expect(msgGo); err != nil {
-		return 0, exitSetup, err
 	}
 	<-caught
 	if err := restrictThread(cfg); err != nil {

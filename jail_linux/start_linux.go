@@ -148,8 +148,9 @@ func (s *starter) sysProcAttr(userNS bool) *syscall.SysProcAttr {
 	return attr
 }
 
-// handshake sends the config, takes the proxy listener, lets the init go
-// on and waits for it to start the command.
+// handshake sends the config, takes the proxy listener and waits for the
+// init to start the command (it goes on by itself: the cgroup is in place
+// before it starts).
 func (s *starter) handshake(ctx context.Context) error {
 	if err := s.ctl.sendJSON(msgConfig, s.cfg); err != nil {
 		return &InitError{Msg: "send config: " + err.Error()}
@@ -158,9 +159,6 @@ func (s *starter) handshake(ctx context.Context) error {
 		if err := s.takeListener(); err != nil {
 			return err
 		}
-	}
-	if err := s.ctl.send(msgGo, nil); err != nil {
-		return &InitError{Msg: err.Error()}
 	}
 	return s.awaitReady(ctx)
 }
