@@ -32,6 +32,10 @@ func (j *Jail) detect() *facts {
 // Probe reports what each layer enforces on this machine.
 func (j *Jail) Probe() jailspec.Report { return j.detect().report() }
 
+// CompletesSpecLate says that Start calls spec.Complete once the init
+// runs, before it configures the init.
+func (j *Jail) CompletesSpecLate() bool { return true }
+
 // Start starts spec's command in the jail and returns once the command
 // runs (or the set-up failed, in which case nothing is left behind).
 func (j *Jail) Start(ctx context.Context, spec *jailspec.Spec) (jailspec.Process, error) {

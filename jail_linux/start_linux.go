@@ -32,10 +32,15 @@ type starter struct {
 	ln  net.Listener
 }
 
+// start forks the init first (its runtime's start-up is the longest
+// step), then lets the launcher complete the spec meanwhile, and only
+// then configures the init.
 func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 	userNS := s.f.euid != 0 && (s.spec.Enforce.MountNS || s.spec.Enforce.PidNS || s.spec.Enforce.NetNS)
-	if s.cfg, err = newInitConfig(s.spec, userNS); err != nil {
-		return nil, err
+	if s.spec.Complete == nil {
+		if s.cfg, err = newInitConfig(s.spec, userNS); err != nil {
+			return nil, err
+		}
 	}
 	defer func() {
 		if err != nil {
@@ -54,6 +59,14 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 	}
 	if err = s.launch(userNS); err != nil {
 		return nil, err
+	}
+	if s.spec.Complete != nil {
+		if err = s.spec.Complete(s.spec); err != nil {
+			return nil, err
+		}
+		if s.cfg, err = newInitConfig(s.spec, userNS); err != nil {
+			return nil, err
+		}
 	}
 	if err = s.handshake(ctx); err != nil {
 		return nil, err

@@ -55,12 +55,20 @@ type Bus struct {
 	decider *PolicyDecider
 	ci      *CIApprover // nil unless CI mode
 
+	// ready is closed when the policy is loaded and the shims are
+	// installed (prepare); readyErr and names are set before.
+	ready    chan struct{}
+	readyErr error
+
 	mu      sync.Mutex
 	cacheOf string // guarded by mu: the policy hash the shim cache holds
 }
 
-// OpenBus installs the shims and their policy cache and prepares the
-// decider (and the CI approver).
+// OpenBus opens the queue and the audit log and prepares the decider
+// (and the CI approver). The policy load and the shims' installation go
+// on in the background, overlapping the jail's start: Run waits for them
+// (through Apply) before it configures the jail, and reports their
+// failure; Serve and Close wait for them too.
 func OpenBus(o BusOptions) (b *Bus, err error) {
 	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger}
 	if b.log == nil {
@@ -83,22 +91,33 @@ func OpenBus(o BusOptions) (b *Bus, err error) {
 		return nil, err
 	}
 	b.session = "run-" + queue.NewID()
-	e, err := b.load()
-	if err != nil {
-		return nil, err
-	}
-	if err := b.installShims(o.Exe, e); err != nil {
-		return nil, err
-	}
 	b.decider = &PolicyDecider{load: b.load, q: b.q, audit: b.audit, root: b.f.Root,
 		session: b.session, agent: b.agent, wait: cmpDuration(o.NetWait, DefaultNetWait), log: b.log}
 	if o.CI {
 		b.ci = newCIApprover(b)
-		if err := b.ci.open(); err != nil {
-			return nil, err
-		}
 	}
+	b.ready = make(chan struct{})
+	go b.prepare(o.Exe)
 	return b, nil
+}
+
+// prepare loads the policy, installs the shims and opens the CI approver.
+func (b *Bus) prepare(exe string) {
+	defer close(b.ready)
+	e, err := b.load()
+	if err == nil {
+		err = b.installShims(exe, e)
+	}
+	if err == nil && b.ci != nil {
+		err = b.ci.open()
+	}
+	b.readyErr = err
+}
+
+// wait waits for prepare and returns its error.
+func (b *Bus) wait() error {
+	<-b.ready
+	return b.readyErr
 }
 
 // load reads the accepted policy and keeps the shims' cache current.
@@ -164,10 +183,18 @@ func (b *Bus) Decider() *PolicyDecider { return b.decider }
 // CI is the CI approver (nil unless CI mode).
 func (b *Bus) CI() *CIApprover { return b.ci }
 
-// Apply sets o's Decider, ShimDir, CI flag and the jail's environment for
-// the shims.
+// Apply sets o's Decider, ShimDir and CI flag, and has Run add the
+// shims' variables to the jail's environment once the bus is ready.
 func (b *Bus) Apply(o *Options) {
-	o.Decider, o.ShimDir, o.CI = b.decider, b.f.Shims(), b.ci != nil
+	o.Decider, o.ShimDir, o.CI, o.bus = b.decider, b.f.Shims(), b.ci != nil, b
+}
+
+// env waits for the bus and returns o's base environment with the shims'
+// variables.
+func (b *Bus) env(o *Options) ([]string, error) {
+	if err := b.wait(); err != nil {
+		return nil, err
+	}
 	agent := b.agent
 	if agent == "" {
 		agent = agentName(o)
@@ -191,7 +218,7 @@ func (b *Bus) Apply(o *Options) {
 	for _, k := range []string{shims.EnvSession, shims.EnvDir, shims.EnvAgent, shims.EnvNames} {
 		env = append(env, k+"="+set[k])
 	}
-	o.Env = env
+	return env, nil
 }
 
 func isSet(m map[string]string, k string) bool { _, ok := m[k]; return ok }
@@ -210,7 +237,9 @@ func (b *Bus) Serve(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b.ci.Serve(ctx)
+			if b.wait() == nil {
+				b.ci.Serve(ctx)
+			}
 		}()
 	}
 	wg.Wait()
@@ -231,6 +260,9 @@ func (b *Bus) withdrawLeftovers() {
 
 // Close releases the queue and the audit log.
 func (b *Bus) Close() error {
+	if b.ready != nil {
+		<-b.ready // prepare still uses the queue and the audit log
+	}
 	var errs []error
 	if b.audit != nil {
 		errs = append(errs, b.audit.Close())

@@ -67,6 +67,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Jail overrides this OS's jail (tests).
 	Jail Jail
+
+	// bus is the run's bus (Bus.Apply), whose environment the run waits
+	// for once the jail's init is on its way.
+	bus *Bus
 }
 
 // Limits are the cgroup limits of a run; zero fields are unlimited.

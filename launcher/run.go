@@ -70,8 +70,8 @@ func (r *run) check() ([]LayerReport, error) {
 }
 
 func (r *run) run(ctx context.Context) (ExitStatus, error) {
-	if err := ensureBus(r.o); err != nil {
-		return ExitStatus{}, err
+	if r.o.Folder.Root == "" {
+		return ExitStatus{}, errors.New("launcher: no project folder")
 	}
 	enf := r.enforce()
 	proxy := NewProxy(r.o.Decider, r.log)
@@ -84,7 +84,11 @@ func (r *run) run(ctx context.Context) (ExitStatus, error) {
 		}
 		hostLn, port = ln, ln.Addr().(*net.TCPAddr).Port
 	}
-	p, err := r.jail.Start(ctx, r.spec(enf, port))
+	spec, err := r.spec(enf, port)
+	var p Process
+	if err == nil {
+		p, err = r.jail.Start(ctx, spec)
+	}
 	if err != nil {
 		if hostLn != nil {
 			hostLn.Close()
@@ -153,26 +157,51 @@ func (r *run) enforce() jailspec.Enforce {
 	}
 }
 
-func (r *run) spec(enf jailspec.Enforce, port int) *Spec {
+// spec is what the jail needs to fork its init; complete adds the rest
+// (the bus's environment, the file-system lists), while the init starts
+// where the jail allows it, before the start otherwise.
+func (r *run) spec(enf jailspec.Enforce, port int) (*Spec, error) {
 	o := r.o
 	dir := o.Dir
 	if dir == "" {
 		dir = o.Folder.Root
 	}
-	return &Spec{
-		Argv: o.Argv, Env: jailEnv(baseEnv(o), o, port, enf.NetNS), Dir: dir,
+	s := &Spec{
+		Argv: o.Argv, Dir: dir,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
-		FS: buildFS(o), Net: jailspec.Net{ProxyPort: port},
-		Limits: o.Limits, Enforce: enf, Logger: r.log,
+		Net: jailspec.Net{ProxyPort: port}, Limits: o.Limits, Enforce: enf, Logger: r.log,
+		Complete: func(s *Spec) error { return r.complete(s, port) },
 	}
+	if late, ok := r.jail.(interface{ CompletesSpecLate() bool }); !ok || !late.CompletesSpecLate() {
+		if err := s.Complete(s); err != nil {
+			return nil, err
+		}
+		s.Complete = nil
+	}
+	return s, nil
+}
+
+// complete waits for the run's bus (shims, policy cache), creates the bus
+// directories and fills in the jail's environment and file-system lists.
+func (r *run) complete(s *Spec, port int) error {
+	if r.o.bus != nil {
+		env, err := r.o.bus.env(r.o)
+		if err != nil {
+			return err
+		}
+		r.o.Env = env
+	}
+	if err := ensureBus(r.o); err != nil {
+		return err
+	}
+	s.Env = jailEnv(baseEnv(r.o), r.o, port, s.Enforce.NetNS)
+	s.FS = buildFS(r.o)
+	return nil
 }
 
 // ensureBus creates the bus directories the jail's holes need (they are
 // part of the layout `sandbox init` makes).
 func ensureBus(o *Options) error {
-	if o.Folder.Root == "" {
-		return errors.New("launcher: no project folder")
-	}
 	for _, d := range o.Folder.Subdirs() {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("bus directory: %w", err)

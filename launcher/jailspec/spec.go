@@ -30,6 +30,13 @@ type Spec struct {
 
 	// Logger receives debug lines about the set-up; nil discards them.
 	Logger *slog.Logger
+
+	// Complete, when set, finishes the spec (Env, FS) and is called by a
+	// jail that starts its init first and configures it afterwards, so
+	// that the launcher's own preparation overlaps the init's start-up.
+	// An error aborts the start. A jail that does not do that (see the
+	// launcher's Jail interface) is handed a spec already complete.
+	Complete func(*Spec) error
 }
 
 // FS says what the jail may read and write. Everything not hidden is
