@@ -31,6 +31,10 @@ func TestCarve(t *testing.T) {
 			[]string{"a/b/file", "a/b/keep", "a/c", "d"}, nil},
 		{"deep denial keeps listing", []string{filepath.Join(root, "a/b/hidden")}, 1,
 			[]string{"a/b/file", "a/b/keep", "a/c", "d"}, []string{".", "a", "a/b"}},
+		{"file denied", []string{filepath.Join(root, "a/b/file")}, 0,
+			[]string{"a/b/hidden", "a/b/keep", "a/c", "d"}, nil},
+		{"file and directory denied", []string{filepath.Join(root, "a/b/file"), filepath.Join(root, "a/c")}, 0,
+			[]string{"a/b/hidden", "a/b/keep", "d"}, nil},
 		{"prefix is not containment", []string{filepath.Join(root, "a/b/kee")}, 0,
 			[]string{"a/b/file", "a/b/hidden", "a/b/keep", "a/c", "d"}, nil},
 	}
