@@ -29,8 +29,9 @@ func setupMounts(cfg *initConfig) error {
 			return err
 		}
 	}
+	var hd hider
 	for _, h := range cfg.Hidden {
-		if err := hide(h); err != nil {
+		if err := hd.hide(h); err != nil {
 			return err
 		}
 	}
@@ -128,25 +129,6 @@ func remountReadOnly(p string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("read-only %s: %w", p, err)
-	}
-	return nil
-}
-
-// hide puts an empty, read-only, mode-000 tmpfs over a directory, and
-// /dev/null over anything else (a socket: connecting then fails).
-func hide(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
-		return nil // absent (or a link, whose target is hidden where it lives): nothing to hide
-	}
-	if fi.IsDir() {
-		err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC,
-			"size=4k,nr_inodes=1,mode=000")
-	} else if err = unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err == nil {
-		err = remountReadOnly(p)
-	}
-	if err != nil {
-		return fmt.Errorf("hide %s: %w", p, err)
 	}
 	return nil
 }
