@@ -84,17 +84,19 @@ func decodeCache(data []byte, file, sha string) (*Policy, error) {
 	for _, t := range cacheTriggers {
 		p.Rules[t] = &RuleSet{}
 	}
+	p.lazy = &lazyShell{lines: make([]shellLine, 0, strings.Count(text, "\nR\t0\tshell\t"))}
+	b := &ruleBatch{}
 	for text != "" {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
-		if err := p.decodeCacheLine(line); err != nil {
+		if err := p.decodeCacheLine(line, b); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-func (p *Policy) decodeCacheLine(line string) error {
+func (p *Policy) decodeCacheLine(line string, b *ruleBatch) error {
 	kind, rest, _ := strings.Cut(line, "\t")
 	switch kind {
 	case "S":
@@ -104,7 +106,7 @@ func (p *Policy) decodeCacheLine(line string) error {
 		} else if err := json.Unmarshal([]byte(rest), &s); err != nil {
 			return err
 		}
-		s.File, s.SHA256, s.Rules, s.CI = p.File, p.SHA256, p.Rules, p.CI
+		s.File, s.SHA256, s.Rules, s.CI, s.lazy = p.File, p.SHA256, p.Rules, p.CI, p.lazy
 		*p = s
 		return nil
 	case "R":
@@ -112,7 +114,7 @@ func (p *Policy) decodeCacheLine(line string) error {
 		if !splitFields(rest, f[:]) {
 			return fmt.Errorf("bad cache rule")
 		}
-		return p.decodeCacheRule(f[:])
+		return p.decodeCacheRule(rest, f[:], b)
 	}
 	return fmt.Errorf("bad cache line %q", kind)
 }
@@ -132,39 +134,55 @@ func splitFields(s string, f []string) bool {
 	return !strings.Contains(s, "\t")
 }
 
-func (p *Policy) decodeCacheRule(f []string) error {
+func (p *Policy) decodeCacheRule(rest string, f []string, b *ruleBatch) error {
 	if len(f) != cacheRuleFields {
 		return fmt.Errorf("bad cache rule")
+	}
+	if f[0] == "0" && f[1] == string(Shell) && p.lazy.deferLine(rest, f) {
+		return nil
+	}
+	r, err := parseCacheRule(f, b)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f[0] == "1":
+		rs := p.CI[r.Trigger]
+		if rs == nil {
+			rs = &RuleSet{}
+			p.CI[r.Trigger] = rs
+		}
+		rs.add(r)
+	case r.Trigger == Shell:
+		p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier})
+	default:
+		p.Rules[r.Trigger].add(r)
+	}
+	return nil
+}
+
+// parseCacheRule decodes the fields of an R line into a rule, from b
+// when b is not nil.
+func parseCacheRule(f []string, b *ruleBatch) (*Rule, error) {
+	if len(f) != cacheRuleFields {
+		return nil, fmt.Errorf("bad cache rule")
 	}
 	tier, err1 := strconv.Atoi(f[2])
 	line, err2 := strconv.Atoi(f[4])
 	pat, err3 := strconv.Unquote(f[6])
 	reason, err4 := strconv.Unquote(f[7])
 	if err := firstErr(err1, err2, err3, err4); err != nil {
-		return fmt.Errorf("bad cache rule: %w", err)
+		return nil, fmt.Errorf("bad cache rule: %w", err)
 	}
-	r := &Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
-	if r.Tier < Allow || r.Tier > Deny || !r.deferShell() && r.compile() != nil {
-		return fmt.Errorf("bad cache rule %q", pat)
+	r, l := &Rule{}, &lazyArgv{}
+	if b != nil {
+		r, l = b.next(), b.nextLazy()
 	}
-	sets := p.Rules
-	if f[0] == "1" {
-		sets = p.CI
+	*r = Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
+	if r.Tier < Allow || r.Tier > Deny || !r.deferShellIn(l) && r.compile() != nil {
+		return nil, fmt.Errorf("bad cache rule %q", pat)
 	}
-	rs := sets[r.Trigger]
-	if rs == nil {
-		rs = &RuleSet{}
-		sets[r.Trigger] = rs
-	}
-	switch r.Tier {
-	case Deny:
-		rs.Deny = append(rs.Deny, r)
-	case Escalate:
-		rs.Escalate = append(rs.Escalate, r)
-	default:
-		rs.Allow = append(rs.Allow, r)
-	}
-	return nil
+	return r, nil
 }
 
 func firstErr(errs ...error) error {
@@ -202,4 +220,32 @@ func writeCache(dir string, st *userstate.State, root string, p *Policy) error {
 	}
 	sig := macWith(st.Key, cacheDomain, []string{root}, payload)
 	return atomicfile.WriteFile(filepath.Join(dir, cacheName), append([]byte(sig+"\n"), payload...), 0o600)
+}
+
+// ruleBatch allocates the rules a cache decodes now (and their deferred
+// patterns) in chunks rather than one object each: hundreds of small
+// allocations cost a hook more than the decoding.
+type ruleBatch struct {
+	rules []Rule
+	lazy  []lazyArgv
+}
+
+const ruleChunk = 32
+
+// next returns a zero rule.
+func (b *ruleBatch) next() *Rule {
+	if len(b.rules) == cap(b.rules) {
+		b.rules = make([]Rule, 0, ruleChunk)
+	}
+	b.rules = b.rules[:len(b.rules)+1]
+	return &b.rules[len(b.rules)-1]
+}
+
+// nextLazy returns a zero lazyArgv for deferShellIn (which may not use it).
+func (b *ruleBatch) nextLazy() *lazyArgv {
+	if len(b.lazy) == cap(b.lazy) {
+		b.lazy = make([]lazyArgv, 0, ruleChunk)
+	}
+	b.lazy = b.lazy[:len(b.lazy)+1]
+	return &b.lazy[len(b.lazy)-1]
 }

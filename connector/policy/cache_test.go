@@ -26,9 +26,10 @@ func TestCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	q.materialize() // the deferred shell rules, as Engine.Policy gives them
 	strip := func(p *Policy) *Policy {
 		c := *p
-		c.Rules, c.CI = map[Trigger]*RuleSet{}, map[Trigger]*RuleSet{}
+		c.Rules, c.CI, c.lazy = map[Trigger]*RuleSet{}, map[Trigger]*RuleSet{}, nil
 		for _, m := range []struct{ from, to map[Trigger]*RuleSet }{{p.Rules, c.Rules}, {p.CI, c.CI}} {
 			for k, rs := range m.from {
 				n := &RuleSet{}

@@ -152,7 +152,19 @@ func swapCase(s string) string {
 
 // Policy returns the policy the engine enforces (the accepted one). It is
 // empty, never nil, when nothing was accepted. Do not modify it.
-func (e *Engine) Policy() *Policy { return e.policy }
+func (e *Engine) Policy() *Policy {
+	e.policy.materialize()
+	return e.policy
+}
+
+// Settings returns the enforced policy without its rules: its limits,
+// broker, hook and shims settings. Unlike Policy, it never decodes a
+// cached policy's deferred shell rules (the hook reads its wait here).
+func (e *Engine) Settings() Policy {
+	s := *e.policy
+	s.Rules, s.CI, s.lazy = nil, nil, nil
+	return s
+}
 
 // Status says whether the engine enforces policy.yaml, an older accepted
 // copy, or nothing accepted.

@@ -15,11 +15,22 @@ type boundRule struct {
 }
 
 // tierRules is the rules of one tier of one trigger. Shell rules are also
-// indexed by command name so that a decision looks at few rules.
+// indexed by command name so that a decision looks at few rules; the
+// policy's shell rules that were not decoded yet (lazyshell.go) wait in
+// pending under the same key, and the first lookup of a key decodes
+// them, after the rules already filed there (which came first: the
+// remembered denials). all holds the decoded rules only: shell decisions
+// never use it.
 type tierRules struct {
-	all    []*boundRule
-	byName map[string][]*boundRule
-	wild   []*boundRule // shell rules whose name is a glob
+	all  []*boundRule
+	wild []*boundRule // shell rules whose name is a glob
+
+	tier     Tier        // of the rules here
+	deferred []shellLine // a cached policy's shell lines (of every tier); read-only
+
+	mu      sync.Mutex
+	byName  map[string][]*boundRule // guarded by mu once decisions start
+	drained map[string]bool         // keys whose deferred lines are in byName; guarded by mu
 }
 
 // ruleIndex is everything that decides one trigger.
@@ -38,16 +49,50 @@ func (t *tierRules) add(r *boundRule, may bool) {
 		t.wild = append(t.wild, r)
 		return
 	}
-	if may {
-		key = foldName(key)
-		if hasSlash {
-			key = baseName(key)
-		}
+	if t.byName == nil {
+		t.byName = map[string][]*boundRule{}
+	}
+	k := indexKey(key, hasSlash, may)
+	t.byName[k] = append(t.byName[k], r)
+}
+
+// indexKey is the key a shell rule with a literal command name is filed
+// under: the name itself for allow rules, its folded base name for deny
+// and escalate rules (which must catch every spelling of the command).
+func indexKey(name string, hasSlash, may bool) string {
+	if !may {
+		return name
+	}
+	if name = foldName(name); hasSlash {
+		name = baseName(name)
+	}
+	return name
+}
+
+// lookup returns the rules filed under key, first decoding the deferred
+// lines of this tier that file under it (one scan of the lines per new
+// key: cheaper than filing hundreds of lines a hook never looks up).
+// Called with mu held.
+func (t *tierRules) lookup(key string) []*boundRule {
+	if len(t.deferred) == 0 || t.drained[key] {
+		return t.byName[key]
 	}
 	if t.byName == nil {
 		t.byName = map[string][]*boundRule{}
 	}
-	t.byName[key] = append(t.byName[key], r)
+	if t.drained == nil {
+		t.drained = map[string]bool{}
+	}
+	may := t.tier != Allow
+	for i := range t.deferred {
+		l := &t.deferred[i]
+		if l.rule == nil && l.tier == t.tier && indexKey(l.name, l.hasSlash, may) == key {
+			r := l.decode()
+			t.byName[key] = append(t.byName[key], &boundRule{Rule: r, label: r.Pattern})
+		}
+	}
+	t.drained[key] = true
+	return t.byName[key]
 }
 
 // forAllow returns the shell rules that can allow the command name.
@@ -56,17 +101,21 @@ func (t *tierRules) forAllow(name string) [][]*boundRule {
 	if hasSep(name) {
 		key = path.Clean(name)
 	}
-	return [][]*boundRule{t.byName[key], t.wild}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return [][]*boundRule{t.lookup(key), t.wild}
 }
 
 // forMay returns the shell rules that can deny or escalate the name.
 func (t *tierRules) forMay(name string) [][]*boundRule {
 	f := foldCommand(name)
 	b := baseName(f)
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if b == f {
-		return [][]*boundRule{t.byName[f], t.wild}
+		return [][]*boundRule{t.lookup(f), t.wild}
 	}
-	return [][]*boundRule{t.byName[f], t.byName[b], t.wild}
+	return [][]*boundRule{t.lookup(f), t.lookup(b), t.wild}
 }
 
 // lazyIndex is one trigger's index, built the first time a decision
@@ -106,7 +155,9 @@ func (e *Engine) buildIndex(t Trigger) *ruleIndex {
 	for _, r := range rememberedRules(e.opts.Remembered, t, Deny) {
 		ix.deny.add(bind(r, "remembered:"+r.Pattern), true)
 	}
-	if rs := e.policy.Rules[t]; rs != nil {
+	if t == Shell && e.policy.lazy != nil {
+		e.addShellLines(ix, e.policy.lazy.lines)
+	} else if rs := e.policy.Rules[t]; rs != nil {
 		for _, r := range rs.Deny {
 			ix.deny.add(bind(r, r.Pattern), true)
 		}
@@ -121,6 +172,21 @@ func (e *Engine) buildIndex(t Trigger) *ruleIndex {
 		ix.remembered.add(bind(r, "remembered:"+r.Pattern), false)
 	}
 	return ix
+}
+
+// addShellLines files a cached policy's shell rules in the policy's
+// order: decoded ones at once, deferred ones on the first lookup of
+// their key. Within a tier the lists of a parsed policy are in file
+// order too, so both paths index the same rules in the same order.
+func (e *Engine) addShellLines(ix *ruleIndex, lines []shellLine) {
+	for _, t := range []Tier{Deny, Escalate, Allow} {
+		ix.tier(t).tier, ix.tier(t).deferred = t, lines
+	}
+	for i := range lines {
+		if l := &lines[i]; l.rule != nil {
+			ix.tier(l.tier).add(&boundRule{Rule: l.rule, label: l.rule.Pattern}, l.tier != Allow)
+		}
+	}
 }
 
 func (ix *ruleIndex) tier(t Tier) *tierRules {

@@ -24,6 +24,11 @@ type Policy struct {
 	Hook   Hook
 	// Shims lists the tools run mode shims (nil: the default list).
 	Shims []string
+
+	// lazy holds the shell rules of a policy decoded from the signed cache
+	// until they are needed (lazyshell.go): Rules[Shell] is empty until
+	// Engine.Policy materializes them. Nil for a parsed policy.
+	lazy *lazyShell
 }
 
 // RuleSet is the rules of one trigger, by tier.

@@ -81,8 +81,8 @@ func loadPolicy(core *hook.Core, st *userstate.State) error {
 		core.Logger().Warn("policy", "warning", w)
 	}
 	core.Policy = eng
-	if p := eng.Policy(); core.Options.Wait == 0 && p != nil {
-		core.Options.Wait = p.Hook.Wait
+	if core.Options.Wait == 0 {
+		core.Options.Wait = eng.Settings().Hook.Wait
 	}
 	return nil
 }

@@ -1,0 +1,93 @@
+package policy
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestCachedEngineConcurrentLookups: goroutines sharing an engine decoded
+// from the cache (the MCP server's, serve's) decode each command name's
+// deferred rules once and decide as the parsed policy does.
+func TestCachedEngineConcurrentLookups(t *testing.T) {
+	want, cached, _ := parsedAndCached(t, DefaultYAML())
+	scripts := append(append([]string{}, everyday...), adversarial[:40]...)
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(scripts))
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range scripts {
+				s := scripts[(i+g*7)%len(scripts)]
+				if w, c := want.Shell(s, ""), cached.Shell(s, ""); !reflect.DeepEqual(w, c) {
+					errs <- s
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Errorf("%q: the cached engine decided otherwise", s)
+	}
+}
+
+// TestCachedPolicyMaterialized: Engine.Policy gives every shell rule of a
+// cached policy, in the parsed policy's order.
+func TestCachedPolicyMaterialized(t *testing.T) {
+	parsed, cached, _ := parsedAndCached(t, DefaultYAML())
+	_ = cached.Shell("git status", "") // some lines decoded by a lookup first
+	p, c := parsed.Policy().Rules[Shell], cached.Policy().Rules[Shell]
+	for _, pair := range [][2][]*Rule{{p.Allow, c.Allow}, {p.Escalate, c.Escalate}, {p.Deny, c.Deny}} {
+		if len(pair[0]) != len(pair[1]) {
+			t.Fatalf("%d rules materialized, want %d", len(pair[1]), len(pair[0]))
+		}
+		for i := range pair[0] {
+			if pair[0][i].Pattern != pair[1][i].Pattern || pair[0][i].Reason != pair[1][i].Reason || pair[0][i].Line != pair[1][i].Line {
+				t.Errorf("rule %d: %q, want %q", i, pair[1][i].Pattern, pair[0][i].Pattern)
+			}
+		}
+	}
+}
+
+// TestUndecodableCachedLineFailsClosed: a deferred line that does not
+// decode (a signed cache cannot hold one, but the engine must not trust
+// that) denies or escalates its command and never allows it.
+func TestUndecodableCachedLineFailsClosed(t *testing.T) {
+	env := newTestEnv(t)
+	src := []byte("version: 1\nshell:\n  allow: [\"git status\"]\n  deny: [\"rm -rf **\"]\n")
+	p, err := Parse("policy.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := encodeCache(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// break the line-number field of both shell lines: still deferred
+	// (plain quoted pattern, literal name), no longer decodable
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Split(line, "\t"); len(f) == 9 && f[2] == "shell" {
+			f[5] = "x"
+			line = strings.Join(f, "\t")
+		}
+		out = append(out, line)
+	}
+	c, err := decodeCache([]byte(strings.Join(out, "\n")), p.File, p.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(env.root, c, Options{Home: env.home, StateDir: env.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Shell("git status", ""); d.Decision == Allow {
+		t.Errorf("git status allowed by an undecodable rule: %s", dump(d))
+	}
+	if d := e.Shell("rm -rf x", ""); d.Decision != Deny {
+		t.Errorf("rm -rf x: %s, want the undecodable deny rule to deny", dump(d))
+	}
+}
