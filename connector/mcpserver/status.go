@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -127,6 +128,9 @@ func (s *Server) requests() (pending, recent []RequestInfo) {
 	defer q.Close()
 	sums, _ := q.List(queue.StatePending, queue.StateClaimed)
 	for _, sm := range sums {
+		if _, err := os.Lstat(filepath.Join(s.opts.Folder.Done(), sm.ID+".json")); err == nil {
+			continue // decided: its result is written and its claim not yet removed
+		}
 		pending = append(pending, RequestInfo{ID: sm.ID, Kind: string(sm.Kind), State: string(sm.State),
 			Summary: sm.Summary, Source: sm.Source, Created: sm.Created})
 	}
