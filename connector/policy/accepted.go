@@ -68,32 +68,39 @@ func Accept(f folder.Folder, st *userstate.State, data []byte) error {
 // wraps ErrNotAccepted when there is no record and ErrBadRecord when the
 // record or its copy fails verification.
 func Accepted(f folder.Folder, st *userstate.State) ([]byte, error) {
+	data, _, err := readAccepted(f, st)
+	return data, err
+}
+
+// readAccepted is Accepted, also returning the bytes' SHA-256 (hex), which it
+// has checked against the signed record.
+func readAccepted(f folder.Folder, st *userstate.State) ([]byte, string, error) {
 	dir, err := st.FolderDir(f.Root)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	js, err := readSmall(filepath.Join(dir, acceptedRecordName), 1<<16)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", f.Root, ErrNotAccepted)
+		return nil, "", fmt.Errorf("%s: %w", f.Root, ErrNotAccepted)
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	var rec acceptedRecord
-	if err := json.Unmarshal(js, &rec); err != nil {
-		return nil, fmt.Errorf("accepted policy record: %w: %v", ErrBadRecord, err)
+	rec, err := decodeRecord(js)
+	if err != nil {
+		return nil, "", fmt.Errorf("accepted policy record: %w: %v", ErrBadRecord, err)
 	}
 	if rec.Root != f.Root || !verifyMAC(st.Key, rec.MAC, acceptedDomain, rec.fields()...) {
-		return nil, fmt.Errorf("accepted policy record: %w: bad signature", ErrBadRecord)
+		return nil, "", fmt.Errorf("accepted policy record: %w: bad signature", ErrBadRecord)
 	}
 	data, err := readSmall(filepath.Join(dir, acceptedCopyName), MaxPolicySize)
 	if err != nil {
-		return nil, fmt.Errorf("accepted policy copy: %w: %w", ErrBadRecord, err)
+		return nil, "", fmt.Errorf("accepted policy copy: %w: %w", ErrBadRecord, err)
 	}
 	if sha256Hex(data) != rec.SHA256 {
-		return nil, fmt.Errorf("accepted policy copy: %w: its hash does not match the record", ErrBadRecord)
+		return nil, "", fmt.Errorf("accepted policy copy: %w: its hash does not match the record", ErrBadRecord)
 	}
-	return data, nil
+	return data, rec.SHA256, nil
 }
 
 // Pending compares the folder's policy.yaml with the accepted policy.

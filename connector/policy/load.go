@@ -50,7 +50,7 @@ func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warnin
 	if cerr != nil {
 		warns = append(warns, Warning{WarnMissing, fmt.Sprintf("%s: %v", f.Policy(), cerr)})
 	}
-	accepted, aerr := Accepted(f, st)
+	accepted, sha, aerr := readAccepted(f, st)
 	same := aerr == nil && current != nil && bytes.Equal(current, accepted)
 	if current != nil && !same {
 		warns = append(warns, validate(f, current)...)
@@ -69,7 +69,7 @@ func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warnin
 	if !same {
 		file += " (accepted copy)"
 	}
-	p, err := acceptedPolicy(f, st, file, accepted)
+	p, err := acceptedPolicy(f, st, file, accepted, sha)
 	if err != nil {
 		return nil, StatusNothingAccepted, append(warns, Warning{WarnBadRecord, fmt.Sprintf(
 			"the accepted policy no longer parses (%v): everything escalates", err)}), nil
@@ -93,12 +93,11 @@ func validate(f folder.Folder, current []byte) []Warning {
 
 // acceptedPolicy is the accepted policy from the signed cache, else
 // parsed from its bytes (and cached for the next load).
-func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []byte) (*Policy, error) {
+func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []byte, sha string) (*Policy, error) {
 	dir, err := st.FolderDir(f.Root)
 	if err != nil {
 		return nil, err
 	}
-	sha := sha256Hex(data)
 	if p := readCache(dir, st, f.Root, file, sha); p != nil {
 		return p, nil
 	}
