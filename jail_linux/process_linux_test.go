@@ -1,0 +1,69 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"context"
+	"log/slog"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+)
+
+// TestProcessWaitStatus: the init's report of the command's end is the
+// status even though it is read before the init is reaped; an init that
+// dies without one counts with its own status, whether its end of the
+// control socket closed with it or something still holds it open.
+func TestProcessWaitStatus(t *testing.T) {
+	cases := []struct {
+		name     string
+		script   string
+		report   string // "" sends none
+		keepOpen bool   // the child end stays open after the init's death
+		want     jailspec.ExitStatus
+	}{
+		{"report", "exit 0", "3 0", false, jailspec.ExitStatus{Code: 3}},
+		{"report of a signal", "exit 0", "137 9", false, jailspec.ExitStatus{Code: 137, Signal: 9}},
+		{"killed, no report", "kill -9 $$", "", false, jailspec.ExitStatus{Code: 137, Signal: 9}},
+		{"exited, no report", "exit 4", "", false, jailspec.ExitStatus{Code: 4}},
+		{"no report, end held open", "kill -9 $$", "", true, jailspec.ExitStatus{Code: 137, Signal: 9}},
+		{"malformed report", "exit 5", "x", false, jailspec.ExitStatus{Code: 5}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sup, child, err := socketpair()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer child.Close()
+			if tc.report != "" {
+				if err := (initCtl{fd: int(child.Fd())}).send(msgExit, []byte(tc.report), -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !tc.keepOpen {
+				child.Close()
+			}
+			cmd := exec.Command("/bin/sh", "-c", tc.script)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			p := &process{cmd: cmd, ctl: supCtl{c: sup}, log: slog.New(slog.DiscardHandler)}
+			got := make(chan jailspec.ExitStatus, 1)
+			go func() {
+				st, _ := p.Wait(context.Background())
+				got <- st
+			}()
+			select {
+			case st := <-got:
+				if st != tc.want {
+					t.Errorf("status %+v, want %+v", st, tc.want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("Wait did not return")
+			}
+		})
+	}
+}
