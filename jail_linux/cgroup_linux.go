@@ -67,7 +67,7 @@ func newCgroup(f *facts, lim jailspec.Limits, pidNS bool) (cg cgroup, err error)
 		m = append(m, c)
 	}
 	if f.cg.useV1 && (!lim.IsZero() || len(m) == 0) {
-		c, err := newCgroupV1(f, lim, pidNS || len(m) > 0)
+		c, err := newCgroupV1(f, lim, pidNS, len(m) > 0)
 		if err != nil {
 			return nil, err
 		}

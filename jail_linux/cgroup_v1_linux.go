@@ -18,22 +18,17 @@ import (
 )
 
 // cgroupV1 is a cgroup nested under the supervisor's own cgroup in each
-// v1 hierarchy it needs: memory and pids always, cpu with a CPU limit,
-// freezer without a pid namespace (to kill the rest at the end).
+// v1 hierarchy it needs (v1Controllers).
 type cgroupV1 struct {
 	cg    cgroup1.Cgroup
 	paths map[string]string // controller -> absolute directory
 	own   map[string]string // controller -> the supervisor's own directory
 }
 
-func newCgroupV1(f *facts, lim jailspec.Limits, pidNS bool) (cgroup, error) {
-	names := []cgroup1.Name{cgroup1.Memory, cgroup1.Pids}
-	if lim.CPUs > 0 {
-		names = append(names, cgroup1.Cpu)
-	}
-	if !pidNS {
-		names = append(names, cgroup1.Freezer)
-	}
+// newCgroupV1 creates the jail's v1 cgroups. killedByV2 says that a v2
+// cgroup holds the jail too and empties it (hybrid machines).
+func newCgroupV1(f *facts, lim jailspec.Limits, pidNS, killedByV2 bool) (cgroup, error) {
+	names := v1Controllers(lim, pidNS, killedByV2)
 	name := cgroupName()
 	c := &cgroupV1{paths: map[string]string{}, own: map[string]string{}}
 	subs, err := c.subsystems(f, names, name)
@@ -94,12 +89,15 @@ func v1Resources(lim jailspec.Limits) *specs.LinuxResources {
 
 func (c *cgroupV1) prepare(*syscall.SysProcAttr) {}
 
-// kill kills every process in the jail's memory cgroup (and below),
+// kill kills every process in the jail's cgroup (and below),
 // frozen first where there is a freezer, and waits, bounded, for them to
 // leave it. It reads cgroup.procs directly: the library's listing stats
 // every file of the hierarchy.
 func (c *cgroupV1) kill() error {
-	dir := c.paths[string(cgroup1.Memory)]
+	dir := c.tracking()
+	if dir == "" {
+		return errors.New("bug: cgroup v1 without a hierarchy")
+	}
 	procs, err := procsUnder(dir)
 	if err != nil || len(procs) == 0 {
 		return err
@@ -129,8 +127,12 @@ func (c *cgroupV1) kill() error {
 }
 
 func (c *cgroupV1) events() (oom, pidsMax bool) {
-	oom = readCounter(filepath.Join(c.paths["memory"], "memory.oom_control"), "oom_kill") > 0
-	pidsMax = readCounter(filepath.Join(c.paths["pids"], "pids.events"), "max") > 0
+	if dir, ok := c.paths[string(cgroup1.Memory)]; ok {
+		oom = readCounter(filepath.Join(dir, "memory.oom_control"), "oom_kill") > 0
+	}
+	if dir, ok := c.paths[string(cgroup1.Pids)]; ok {
+		pidsMax = readCounter(filepath.Join(dir, "pids.events"), "max") > 0
+	}
 	return oom, pidsMax
 }
 
