@@ -25,10 +25,7 @@ type Jail struct {
 }
 
 func (j *Jail) detect() *facts {
-	j.once.Do(func() {
-		go warmPidfd() // overlaps the probe and the cgroup's creation
-		j.facts = detect()
-	})
+	j.once.Do(func() { j.facts = detect() })
 	return j.facts
 }
 
