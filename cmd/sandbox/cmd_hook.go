@@ -34,6 +34,7 @@ type hookOptions struct {
 	agent      string
 	wait       time.Duration
 	deferAllow bool
+	beforeWait func() // arms the signals (hookMain); nil under cobra, whose context has them
 	stdin      io.Reader
 	stdout     io.Writer
 }
@@ -81,7 +82,7 @@ func runHook(ctx context.Context, opts *hookOptions) error {
 	}
 	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
 		return live.Open(ctx, cwd, live.Options{Agent: p.Name, Classify: classify, Wait: opts.wait,
-			DeferAllow: opts.deferAllow, Log: hookLogger()})
+			DeferAllow: opts.deferAllow, BeforeWait: opts.beforeWait, Log: hookLogger()})
 	}
 	if err := claude.Run(ctx, p, opts.stdin, opts.stdout, open); err != nil {
 		return &exitError{exitHookRefused, "hook: " + oneLine(err.Error())}
@@ -119,8 +120,9 @@ func hookMain(args []string) (code int) {
 		return execute(append([]string{"sandbox", "hook"}, args...)) // cobra explains usage
 	}
 	opts.agent = fs.Arg(0)
-	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // signals.go
+	ctx, arm, stop := ignoreUntilArmed(context.Background(), os.Interrupt, syscall.SIGTERM) // signals.go
 	defer stop()
+	opts.beforeWait = arm
 	err := runHook(ctx, opts)
 	if ee := (*exitError)(nil); err != nil && !(errors.As(err, &ee) && ee.msg == "") {
 		fmt.Fprintf(os.Stderr, "sandbox: %s\n", err)

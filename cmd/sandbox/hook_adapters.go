@@ -33,7 +33,7 @@ var hookAdapters = map[string]hookAdapter{
 // becomes the agent's refusal.
 func runHookAdapter(ctx context.Context, opts *hookOptions, agent string, a hookAdapter) error {
 	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
-		return live.Open(ctx, cwd, live.Options{Agent: agent, Classify: classify, Wait: opts.wait,
+		return live.Open(ctx, cwd, live.Options{Agent: agent, Classify: classify, Wait: opts.wait, BeforeWait: opts.beforeWait,
 			DeferAllow: opts.deferAllow, Log: hookLogger()})
 	}
 	code, err := a.run(ctx, opts.stdin, opts.stdout, os.Stderr, open)

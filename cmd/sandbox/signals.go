@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync"
 )
 
 // notifyContext is signal.NotifyContext with the registration done in
@@ -43,4 +44,31 @@ func notifyContextAsync(parent context.Context, sigs ...os.Signal) (_ context.Co
 		}()
 	}
 	return ctx, stop, done
+}
+
+// ignoreUntilArmed returns a context that sigs cancel once arm has been
+// called; until then they are ignored. `sandbox hook` uses it: an allowed
+// call answers in a millisecond or two and never needs to be cancelled,
+// so it skips os/signal's thread and round trips, and a signal during its
+// classification can neither kill it (the agent would take the missing
+// answer as leave to run the call) nor cut it short. arm registers the
+// signals before the hook waits for a human; it is idempotent.
+func ignoreUntilArmed(parent context.Context, sigs ...os.Signal) (ctx context.Context, arm func(), stop context.CancelFunc) {
+	signal.Ignore(sigs...)
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	var once sync.Once
+	arm = func() {
+		once.Do(func() {
+			signal.Notify(ch, sigs...)
+			go func() {
+				select {
+				case <-ch:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		})
+	}
+	return ctx, arm, cancel
 }

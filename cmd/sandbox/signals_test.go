@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"os/signal"
 	"syscall"
 	"testing"
 	"time"
@@ -36,4 +37,29 @@ func TestNotifyContext(t *testing.T) {
 			t.Fatal("stop did not cancel the context")
 		}
 	})
+}
+
+// TestIgnoreUntilArmed: before arm a signal is ignored (neither kills the
+// process nor cancels the context); after it, a signal cancels.
+func TestIgnoreUntilArmed(t *testing.T) {
+	defer signal.Reset(syscall.SIGUSR1)
+	ctx, arm, stop := ignoreUntilArmed(context.Background(), syscall.SIGUSR1)
+	defer stop()
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // an ignored signal leaves no trace to wait for
+	if ctx.Err() != nil {
+		t.Fatal("a signal before arm cancelled the context")
+	}
+	arm()
+	arm() // idempotent
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a signal after arm did not cancel the context")
+	}
 }

@@ -92,6 +92,11 @@ type Options struct {
 	// DeferAllow makes an allowed call defer to the agent's own
 	// permission prompts instead of pre-approving it.
 	DeferAllow bool
+	// BeforeWait, when set, is called once a request is about to be
+	// submitted and waited for: `sandbox hook` starts catching SIGINT and
+	// SIGTERM there (until then it ignores them), which costs a thread and
+	// a round trip per signal that an allowed call never needs.
+	BeforeWait func()
 }
 
 func (c *Core) wait() time.Duration {

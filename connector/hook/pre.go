@@ -69,6 +69,9 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	if err != nil {
 		return nil, fmt.Errorf("opening the escalation queue: %w", err)
 	}
+	if c.Options.BeforeWait != nil {
+		c.Options.BeforeWait()
+	}
 	id, joined, err := q.Submit(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("submitting the request: %w", err)

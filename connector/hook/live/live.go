@@ -31,6 +31,8 @@ type Options struct {
 	Wait time.Duration
 	// DeferAllow makes allowed calls defer to the agent's own prompts.
 	DeferAllow bool
+	// BeforeWait is hook.Options.BeforeWait.
+	BeforeWait func()
 	Log        *slog.Logger
 }
 
@@ -51,7 +53,7 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	core := &hook.Core{
 		Folder: f, Log: log,
 		Originals: originals.Open(f),
-		Options:   hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow},
+		Options:   hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
 	}
 	if o.Classify {
 		if err := loadPolicy(core, st); err != nil {
