@@ -99,12 +99,9 @@ func (s supCtl) sendJSON(typ byte, v any) error {
 	return s.send(typ, b)
 }
 
-// recv reads one message and any file descriptor passed with it; a
-// timeout of 0 keeps the connection's read deadline as it is.
+// recv reads one message and any file descriptor passed with it.
 func (s supCtl) recv(timeout time.Duration) (typ byte, payload []byte, fd int, err error) {
-	if timeout > 0 {
-		_ = s.c.SetReadDeadline(time.Now().Add(timeout))
-	}
+	_ = s.c.SetReadDeadline(time.Now().Add(timeout))
 	buf, oob := make([]byte, maxInitMsg), make([]byte, unix.CmsgSpace(4))
 	n, oobn, flags, _, err := s.c.ReadMsgUnix(buf, oob)
 	if err != nil {

@@ -67,26 +67,9 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 		case <-done:
 		}
 	}()
-	// the init reports the command's end, then exits: the report and the
-	// cgroup's counters are read while its exit (freeing its memory, its
-	// namespaces) goes on. Its death closes its end of the socket; should
-	// anything still hold that end, the reaped init's 50 ms bound the read.
-	_ = p.ctl.c.SetReadDeadline(time.Time{})
-	waited := make(chan error, 1)
-	go func() {
-		err := p.cmd.Wait()
-		_ = p.ctl.c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		waited <- err
-	}()
-	st, reported := p.reportedExit()
-	werr := <-waited
+	werr := p.cmd.Wait()
 	close(done)
-	if !reported {
-		st = p.initStatus()
-	}
-	if werr != nil {
-		p.log.Debug("jail init ended", "err", werr)
-	}
+	st := p.exitStatus(werr)
 	p.log.Debug("jail command ended", "code", st.Code)
 	p.release()
 	p.log.Debug("jail released")
@@ -96,42 +79,40 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 	return st, nil
 }
 
-// reportedExit waits for the init's report of the command's end, and
-// reads the cgroup's counters then: the command and what it waited for
-// have ended by that time. ok is false when the init closed its end
-// without a report (it died: killed, OOM).
-func (p *process) reportedExit() (st jailspec.ExitStatus, ok bool) {
-	typ, payload, _, err := p.ctl.recv(0)
-	if err != nil || typ != msgExit {
-		return st, false
-	}
-	m, ok := decodeExit(payload)
+// exitStatus prefers the init's report of the command's end; if the init
+// itself died (killed, OOM), its own status counts.
+func (p *process) exitStatus(werr error) jailspec.ExitStatus {
+	st, ok := p.reportedExit()
 	if !ok {
-		return st, false
+		st = p.initStatus()
 	}
-	st = jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}
-	st.OOMKilled, st.PidsLimit = p.cgEvents()
-	return st, true
-}
-
-// initStatus is the status of an init that died without a report: its
-// own, read after it was reaped.
-func (p *process) initStatus() jailspec.ExitStatus {
-	var st jailspec.ExitStatus
-	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		st = jailspec.ExitStatus{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
-	} else {
-		st = jailspec.ExitStatus{Code: p.cmd.ProcessState.ExitCode()}
+	if p.cg != nil {
+		st.OOMKilled, st.PidsLimit = p.cg.events()
 	}
-	st.OOMKilled, st.PidsLimit = p.cgEvents()
+	if werr != nil {
+		p.log.Debug("jail init ended", "err", werr)
+	}
 	return st
 }
 
-func (p *process) cgEvents() (oom, pidsMax bool) {
-	if p.cg == nil {
-		return false, false
+// reportedExit is the init's report of the command's end; ok is false
+// when there is none or it cannot be read (then the init's own status
+// counts, never a zero "success").
+func (p *process) reportedExit() (jailspec.ExitStatus, bool) {
+	typ, payload, _, err := p.ctl.recv(50 * time.Millisecond)
+	if err != nil || typ != msgExit {
+		return jailspec.ExitStatus{}, false
 	}
-	return p.cg.events()
+	m, ok := decodeExit(payload)
+	return jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}, ok
+}
+
+// initStatus is the init's own status, after it was reaped.
+func (p *process) initStatus() jailspec.ExitStatus {
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return jailspec.ExitStatus{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+	}
+	return jailspec.ExitStatus{Code: p.cmd.ProcessState.ExitCode()}
 }
 
 // release kills what is left, removes the cgroup, closes the sockets.

@@ -13,9 +13,9 @@ import (
 )
 
 // TestProcessWaitStatus: the init's report of the command's end is the
-// status even though it is read before the init is reaped; an init that
-// dies without one counts with its own status, whether its end of the
-// control socket closed with it or something still holds it open.
+// status; an init that dies without a readable one counts with its own
+// status (never a zero "success"), whether its end of the control socket
+// closed with it or something still holds it open.
 func TestProcessWaitStatus(t *testing.T) {
 	cases := []struct {
 		name     string
