@@ -41,7 +41,7 @@ func MapTool(name string, raw json.RawMessage, call *hook.Call) error {
 	}
 	var in toolInput
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &in); err != nil {
+		if err := in.decode(raw); err != nil {
 			return fmt.Errorf("%s tool_input: %v: %w", name, err, ErrBadInput)
 		}
 	}
@@ -118,4 +118,28 @@ func absPath(cwd, p string) string {
 		p = filepath.Join(cwd, p)
 	}
 	return filepath.Clean(p)
+}
+
+// decode decodes a tool_input: the fast path (flatjson.go), else
+// encoding/json.
+func (in *toolInput) decode(raw []byte) error {
+	if flatObject(raw, in.flatFields()) {
+		return nil
+	}
+	*in = toolInput{}
+	return json.Unmarshal(raw, in)
+}
+
+// flatFields are the members the fast path decodes; an "edits" member
+// (MultiEdit) is left to encoding/json.
+func (in *toolInput) flatFields() map[string]flatField {
+	return map[string]flatField{
+		"command": stringPtrField(&in.Command), "description": stringField(&in.Description),
+		"file_path": stringField(&in.FilePath), "notebook_path": stringField(&in.NotebookPath),
+		"path": stringField(&in.Path), "content": stringPtrField(&in.Content),
+		"old_string": stringPtrField(&in.OldString), "new_string": stringPtrField(&in.NewString),
+		"replace_all": boolField(&in.ReplaceAll), "edits": func(flatValue) bool { return false },
+		"pattern": stringField(&in.Pattern), "glob": stringField(&in.Glob),
+		"url": stringField(&in.URL), "query": stringField(&in.Query),
+	}
 }

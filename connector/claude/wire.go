@@ -54,8 +54,8 @@ func ReadInput(r io.Reader) (*Input, error) {
 	if len(data) > MaxInput {
 		return nil, fmt.Errorf("hook event larger than %d bytes: %w", MaxInput, ErrBadInput)
 	}
-	var in Input
-	if err := json.Unmarshal(data, &in); err != nil {
+	in, err := decodeInput(data)
+	if err != nil {
 		return nil, fmt.Errorf("hook event is not valid JSON (%v): %w", err, ErrBadInput)
 	}
 	if in.HookEventName == "" {
@@ -104,4 +104,27 @@ func isLetters(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// decodeInput decodes an event: the fast path (flatjson.go), else
+// encoding/json.
+func decodeInput(data []byte) (Input, error) {
+	var in Input
+	if flatObject(data, in.flatFields()) {
+		return in, nil
+	}
+	in = Input{}
+	err := json.Unmarshal(data, &in)
+	return in, err
+}
+
+func (in *Input) flatFields() map[string]flatField {
+	return map[string]flatField{
+		"session_id": stringField(&in.SessionID), "transcript_path": stringField(&in.TranscriptPath),
+		"cwd": stringField(&in.Cwd), "permission_mode": stringField(&in.PermissionMode),
+		"hook_event_name": stringField(&in.HookEventName), "tool_name": stringField(&in.ToolName),
+		"tool_input": rawField((*[]byte)(&in.ToolInput)), "tool_use_id": stringField(&in.ToolUseID),
+		"tool_response": rawField((*[]byte)(&in.ToolResponse)), "agent_id": stringField(&in.AgentID),
+		"source": stringField(&in.Source),
+	}
 }
