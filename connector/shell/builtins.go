@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // builtinHandler returns the handler of a bash builtin that needs more
 // than an Exec effect, or nil.
@@ -24,22 +27,26 @@ func builtinHandler(name string) handler {
 	return varBuiltinHandler(name)
 }
 
-var opaqueReasons = map[string]string{
-	"eval":    "eval runs a string as commands",
-	"source":  "source runs a file's commands in this shell",
-	".":       ". runs a file's commands in this shell",
-	"alias":   "alias redefines what a command name runs",
-	"unalias": "unalias changes what a command name runs",
-	"hash":    "hash can bind a command name to any file",
-	"trap":    "trap runs a string as commands later",
-	"enable":  "enable can load a builtin from a shared library or hide one",
-	"fc":      "fc re-runs commands from the history",
-	"bind":    "bind can run commands on key presses",
-}
+// opaqueReasons say why a builtin that runs or redefines commands cannot
+// be analysed. Built on first use (see toolSpecs).
+var opaqueReasons = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"eval":    "eval runs a string as commands",
+		"source":  "source runs a file's commands in this shell",
+		".":       ". runs a file's commands in this shell",
+		"alias":   "alias redefines what a command name runs",
+		"unalias": "unalias changes what a command name runs",
+		"hash":    "hash can bind a command name to any file",
+		"trap":    "trap runs a string as commands later",
+		"enable":  "enable can load a builtin from a shared library or hide one",
+		"fc":      "fc re-runs commands from the history",
+		"bind":    "bind can run commands on key presses",
+	}
+})
 
 func opaqueBuiltin(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	w.a.opaqueSrc(c.src, opaqueReasons[argv[0].Text])
+	w.a.opaqueSrc(c.src, opaqueReasons()[argv[0].Text])
 }
 
 // execBuiltin: exec CMD replaces the shell with CMD; exec with only

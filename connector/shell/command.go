@@ -95,7 +95,7 @@ func (w *walker) run(argv []Word, c cmdCtx) {
 		}
 	}
 	key := baseName(name)
-	if h := wrappers[key]; h != nil && trustedCmdPath(name) {
+	if h := wrapperHandler(key); h != nil && trustedCmdPath(name) {
 		h(w, argv, c)
 		return
 	}
@@ -103,7 +103,7 @@ func (w *walker) run(argv []Word, c cmdCtx) {
 	if c.open && optionSensitive[key] && !hasDashDash(argv) {
 		w.a.opaqueSrc(c.src, "arguments xargs appends could be options of "+key+" that run programs or choose what it writes")
 	}
-	if h := tools[key]; h != nil {
+	if h := toolHandler(key); h != nil {
 		h(w, argv, c)
 	} else if spec := interpreterFor(key); spec != nil {
 		w.interpreter(spec, argv, c)

@@ -1,35 +1,41 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Variables that change which program runs, what it loads, or how the
 // shell parses: setting, exporting or unsetting them escalates.
-var dangerousVars = map[string]string{
-	"PATH": "", "BASH_ENV": "", "ENV": "", "SHELLOPTS": "", "BASHOPTS": "",
-	"PS4": "", "PS0": "", "PS1": "", "PROMPT_COMMAND": "", "IFS": "", "CDPATH": "",
-	"HISTFILE": "", "FPATH": "", "ZDOTDIR": "", "INPUTRC": "", "EXECIGNORE": "",
-	"BASH_LOADABLES_PATH": "", "BASH_XTRACEFD": "", "GLOBIGNORE": "", "SHELL": "",
-	"HOME":            "it moves ~ and the configuration files programs read",
-	"XDG_CONFIG_HOME": "", "XDG_CONFIG_DIRS": "", "XDG_DATA_HOME": "",
-	"PAGER": "", "GIT_PAGER": "", "MANPAGER": "", "MANOPT": "", "SYSTEMD_PAGER": "",
-	"EDITOR": "", "VISUAL": "", "BROWSER": "", "LESSOPEN": "", "LESSCLOSE": "",
-	"LESS": "", "LESSKEY": "", "LESSKEYIN": "", "SUDO_ASKPASS": "", "SSH_ASKPASS": "",
-	"PYTHONPATH": "", "PYTHONSTARTUP": "", "PYTHONHOME": "", "PYTHONUSERBASE": "",
-	"PYTHONWARNINGS": "", "PYTHONBREAKPOINT": "", "PYTHONINSPECT": "", "PYTHONEXECUTABLE": "",
-	"NODE_OPTIONS": "", "NODE_PATH": "", "PERL5OPT": "", "PERL5LIB": "", "PERLLIB": "",
-	"PERL5DB": "", "RUBYOPT": "", "RUBYLIB": "", "GEM_HOME": "", "GEM_PATH": "",
-	"BUNDLE_GEMFILE": "", "JAVA_TOOL_OPTIONS": "", "_JAVA_OPTIONS": "",
-	"JDK_JAVA_OPTIONS": "", "CLASSPATH": "", "MAVEN_OPTS": "", "GRADLE_OPTS": "",
-	"DOTNET_STARTUP_HOOKS": "", "GOFLAGS": "", "GOROOT": "", "GOPATH": "", "GOTOOLCHAIN": "",
-	"GOENV": "", "GOPROXY": "", "GOMODCACHE": "", "GONOSUMDB": "", "GONOSUMCHECK": "",
-	"GOSUMDB": "", "GOINSECURE": "", "GOPRIVATE": "", "GONOPROXY": "", "GOEXE": "",
-	"CGO_CFLAGS": "", "CGO_CPPFLAGS": "", "CGO_CXXFLAGS": "", "CGO_LDFLAGS": "", "CGO_FFLAGS": "",
-	"CC": "", "CXX": "", "CPP": "", "LD": "", "AR": "", "AS": "", "CFLAGS": "",
-	"CXXFLAGS": "", "CPPFLAGS": "", "LDFLAGS": "", "MAKEFLAGS": "", "MAKEFILES": "",
-	"GNUMAKEFLAGS": "", "MAKE": "", "RUSTC": "", "RUSTC_WRAPPER": "", "RUSTFLAGS": "",
-	"RUSTDOCFLAGS": "", "GCONV_PATH": "", "LOCPATH": "", "NLSPATH": "", "TERMINFO": "",
-	"HOSTALIASES": "", "RESOLV_HOST_CONF": "",
-}
+// Built on first use (see toolSpecs).
+var dangerousVars = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"PATH": "", "BASH_ENV": "", "ENV": "", "SHELLOPTS": "", "BASHOPTS": "",
+		"PS4": "", "PS0": "", "PS1": "", "PROMPT_COMMAND": "", "IFS": "", "CDPATH": "",
+		"HISTFILE": "", "FPATH": "", "ZDOTDIR": "", "INPUTRC": "", "EXECIGNORE": "",
+		"BASH_LOADABLES_PATH": "", "BASH_XTRACEFD": "", "GLOBIGNORE": "", "SHELL": "",
+		"HOME":            "it moves ~ and the configuration files programs read",
+		"XDG_CONFIG_HOME": "", "XDG_CONFIG_DIRS": "", "XDG_DATA_HOME": "",
+		"PAGER": "", "GIT_PAGER": "", "MANPAGER": "", "MANOPT": "", "SYSTEMD_PAGER": "",
+		"EDITOR": "", "VISUAL": "", "BROWSER": "", "LESSOPEN": "", "LESSCLOSE": "",
+		"LESS": "", "LESSKEY": "", "LESSKEYIN": "", "SUDO_ASKPASS": "", "SSH_ASKPASS": "",
+		"PYTHONPATH": "", "PYTHONSTARTUP": "", "PYTHONHOME": "", "PYTHONUSERBASE": "",
+		"PYTHONWARNINGS": "", "PYTHONBREAKPOINT": "", "PYTHONINSPECT": "", "PYTHONEXECUTABLE": "",
+		"NODE_OPTIONS": "", "NODE_PATH": "", "PERL5OPT": "", "PERL5LIB": "", "PERLLIB": "",
+		"PERL5DB": "", "RUBYOPT": "", "RUBYLIB": "", "GEM_HOME": "", "GEM_PATH": "",
+		"BUNDLE_GEMFILE": "", "JAVA_TOOL_OPTIONS": "", "_JAVA_OPTIONS": "",
+		"JDK_JAVA_OPTIONS": "", "CLASSPATH": "", "MAVEN_OPTS": "", "GRADLE_OPTS": "",
+		"DOTNET_STARTUP_HOOKS": "", "GOFLAGS": "", "GOROOT": "", "GOPATH": "", "GOTOOLCHAIN": "",
+		"GOENV": "", "GOPROXY": "", "GOMODCACHE": "", "GONOSUMDB": "", "GONOSUMCHECK": "",
+		"GOSUMDB": "", "GOINSECURE": "", "GOPRIVATE": "", "GONOPROXY": "", "GOEXE": "",
+		"CGO_CFLAGS": "", "CGO_CPPFLAGS": "", "CGO_CXXFLAGS": "", "CGO_LDFLAGS": "", "CGO_FFLAGS": "",
+		"CC": "", "CXX": "", "CPP": "", "LD": "", "AR": "", "AS": "", "CFLAGS": "",
+		"CXXFLAGS": "", "CPPFLAGS": "", "LDFLAGS": "", "MAKEFLAGS": "", "MAKEFILES": "",
+		"GNUMAKEFLAGS": "", "MAKE": "", "RUSTC": "", "RUSTC_WRAPPER": "", "RUSTFLAGS": "",
+		"RUSTDOCFLAGS": "", "GCONV_PATH": "", "LOCPATH": "", "NLSPATH": "", "TERMINFO": "",
+		"HOSTALIASES": "", "RESOLV_HOST_CONF": "",
+	}
+})
 
 // Prefixes of variable families that change what runs.
 var dangerousPrefixes = []string{
@@ -39,7 +45,7 @@ var dangerousPrefixes = []string{
 
 // dangerousVar returns why assigning name escalates, or "".
 func dangerousVar(name string) string {
-	if reason, ok := dangerousVars[name]; ok {
+	if reason, ok := dangerousVars()[name]; ok {
 		if reason == "" {
 			reason = "changes what programs run or load"
 		}

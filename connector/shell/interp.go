@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // interpSpec describes how an interpreter takes its program: from a
 // string option (-c, -e: Opaque), from a file operand (Exec only: the
@@ -18,35 +21,39 @@ type interpSpec struct {
 	checkShort  string   // options whose value must look like a module name (perl -M)
 }
 
-var interpreters = map[string]*interpSpec{
-	"python":    {codeShort: "c", argShort: "WXQ", moduleShort: "m", infoOpts: "-V --version -h --help"},
-	"pypy":      {codeShort: "c", argShort: "WXQ", moduleShort: "m", infoOpts: "-V --version -h --help"},
-	"node":      {codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "rC", argLong: []string{"--require", "--import", "--loader", "--experimental-loader", "--conditions", "--input-type", "--title"}, infoOpts: "-v --version -h --help --test --run"},
-	"bun":       {codeShort: "ep", codeLong: []string{"--eval", "--print"}, noStdin: true},
-	"perl":      {codeShort: "eE", argShort: "IMm", optShort: "ilx0CdDFU", checkShort: "Mm", infoOpts: "-v -V --version -h --help"},
-	"ruby":      {codeShort: "e", argShort: "IrCEF", optShort: "xWT0iK", infoOpts: "--version -h --help"},
-	"php":       {codeShort: "rRBEdza", argShort: "ctS", scriptShort: "fF", infoOpts: "-v -h -i -m --version --help"},
-	"lua":       {codeShort: "e", argShort: "l", infoOpts: "-v"},
-	"luajit":    {codeShort: "e", argShort: "lbj", optShort: "O", infoOpts: "-v"},
-	"rscript":   {codeShort: "e", infoOpts: "--version --help"},
-	"r":         {codeShort: "e", scriptShort: "f", infoOpts: "--version --help"},
-	"julia":     {codeShort: "eEL", codeLong: []string{"--eval", "--print", "--load"}, argShort: "JCOpt", infoOpts: "-v --version -h --help"},
-	"osascript": {codeShort: "e", argShort: "ls"},
-	"expect":    {codeShort: "c", scriptShort: "f", optShort: "D", infoOpts: "-v"},
-	"tclsh":     {}, "wish": {}, "jshell": {},
-	"fish":   {codeShort: "c", codeLong: []string{"--command", "--init-command"}, infoOpts: "-v --version -h --help"},
-	"csh":    {codeShort: "c", infoOpts: "--version"},
-	"tcsh":   {codeShort: "c", infoOpts: "--version"},
-	"xonsh":  {codeShort: "c", infoOpts: "-V --version -h --help"},
-	"elvish": {codeShort: "c", infoOpts: "-version -help"},
-	"nu":     {codeShort: "c", codeLong: []string{"--commands"}, infoOpts: "-v --version -h --help"},
-	"groovy": {codeShort: "e", infoOpts: "-v --version -h --help"},
-	"scala":  {codeShort: "e", infoOpts: "-version -help"},
-	"elixir": {codeShort: "er", codeLong: []string{"--eval"}, infoOpts: "-v --version -h --help"},
-	"guile":  {codeShort: "ce", infoOpts: "-v --version -h --help"},
-	"racket": {codeShort: "ei", infoOpts: "-v --version -h --help"},
-	"ghci":   {codeShort: "e"},
-}
+// interpreters are the programs that run program text from their command
+// line, by name. Built on first use (see toolSpecs).
+var interpreters = sync.OnceValue(func() map[string]*interpSpec {
+	return map[string]*interpSpec{
+		"python":    {codeShort: "c", argShort: "WXQ", moduleShort: "m", infoOpts: "-V --version -h --help"},
+		"pypy":      {codeShort: "c", argShort: "WXQ", moduleShort: "m", infoOpts: "-V --version -h --help"},
+		"node":      {codeShort: "ep", codeLong: []string{"--eval", "--print"}, argShort: "rC", argLong: []string{"--require", "--import", "--loader", "--experimental-loader", "--conditions", "--input-type", "--title"}, infoOpts: "-v --version -h --help --test --run"},
+		"bun":       {codeShort: "ep", codeLong: []string{"--eval", "--print"}, noStdin: true},
+		"perl":      {codeShort: "eE", argShort: "IMm", optShort: "ilx0CdDFU", checkShort: "Mm", infoOpts: "-v -V --version -h --help"},
+		"ruby":      {codeShort: "e", argShort: "IrCEF", optShort: "xWT0iK", infoOpts: "--version -h --help"},
+		"php":       {codeShort: "rRBEdza", argShort: "ctS", scriptShort: "fF", infoOpts: "-v -h -i -m --version --help"},
+		"lua":       {codeShort: "e", argShort: "l", infoOpts: "-v"},
+		"luajit":    {codeShort: "e", argShort: "lbj", optShort: "O", infoOpts: "-v"},
+		"rscript":   {codeShort: "e", infoOpts: "--version --help"},
+		"r":         {codeShort: "e", scriptShort: "f", infoOpts: "--version --help"},
+		"julia":     {codeShort: "eEL", codeLong: []string{"--eval", "--print", "--load"}, argShort: "JCOpt", infoOpts: "-v --version -h --help"},
+		"osascript": {codeShort: "e", argShort: "ls"},
+		"expect":    {codeShort: "c", scriptShort: "f", optShort: "D", infoOpts: "-v"},
+		"tclsh":     {}, "wish": {}, "jshell": {},
+		"fish":   {codeShort: "c", codeLong: []string{"--command", "--init-command"}, infoOpts: "-v --version -h --help"},
+		"csh":    {codeShort: "c", infoOpts: "--version"},
+		"tcsh":   {codeShort: "c", infoOpts: "--version"},
+		"xonsh":  {codeShort: "c", infoOpts: "-V --version -h --help"},
+		"elvish": {codeShort: "c", infoOpts: "-version -help"},
+		"nu":     {codeShort: "c", codeLong: []string{"--commands"}, infoOpts: "-v --version -h --help"},
+		"groovy": {codeShort: "e", infoOpts: "-v --version -h --help"},
+		"scala":  {codeShort: "e", infoOpts: "-version -help"},
+		"elixir": {codeShort: "er", codeLong: []string{"--eval"}, infoOpts: "-v --version -h --help"},
+		"guile":  {codeShort: "ce", infoOpts: "-v --version -h --help"},
+		"racket": {codeShort: "ei", infoOpts: "-v --version -h --help"},
+		"ghci":   {codeShort: "e"},
+	}
+})
 
 // alwaysOpaque are programs that run commands from strings or from their
 // input in ways not worth modelling.
@@ -62,16 +69,16 @@ var alwaysOpaque = map[string]string{
 
 // interpreterFor returns the spec for a command's base name.
 func interpreterFor(key string) *interpSpec {
-	if s := interpreters[key]; s != nil {
+	if s := interpreters()[key]; s != nil {
 		return s
 	}
 	for _, prefix := range []string{"python", "pypy", "node", "perl", "ruby", "php", "lua"} {
 		if strings.HasPrefix(key, prefix) && versionSuffix(key[len(prefix):]) {
-			return interpreters[prefix]
+			return interpreters()[prefix]
 		}
 	}
 	if key == "nodejs" {
-		return interpreters["node"]
+		return interpreters()["node"]
 	}
 	return nil
 }

@@ -37,26 +37,62 @@ func (s *toolSpec) sensitive() bool {
 	return len(s.opaqueOpts) > 0 || len(s.writeOpts) > 0 || len(s.linkOpts) > 0
 }
 
-var tools map[string]handler
-
-func init() {
-	tools = map[string]handler{
-		"find": findTool, "sed": sedTool, "git": gitTool, "tar": tarTool, "bsdtar": tarTool,
-		"awk": awkTool, "gawk": awkTool, "mawk": awkTool, "nawk": awkTool, "busybox-awk": awkTool,
-		"chmod": chmodTool, "dd": ddTool, "jq": jqTool, "less": lessTool, "echo": echoCommand,
-		"printf": printfCommand, "test": testCommand, "[": testCommand, "make": makeTool,
-		"gmake": makeTool, "npm": npmTool, "pnpm": npmTool, "yarn": npmTool, "npx": npmTool,
-		"go": goTool, "cargo": cargoTool, "sqlite3": sqliteTool, "deno": denoTool,
-		"curl": curlTool, "wget": wgetTool, "rsync": rsyncTool, "patch": patchTool,
-		"unzip": unzipTool,
+// toolHandler returns the handler of a tool the analyzer knows, or nil.
+func toolHandler(name string) handler {
+	switch name {
+	case "find":
+		return findTool
+	case "sed":
+		return sedTool
+	case "git":
+		return gitTool
+	case "tar", "bsdtar":
+		return tarTool
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		return awkTool
+	case "chmod":
+		return chmodTool
+	case "dd":
+		return ddTool
+	case "jq":
+		return jqTool
+	case "less":
+		return lessTool
+	case "echo":
+		return echoCommand
+	case "printf":
+		return printfCommand
+	case "test", "[":
+		return testCommand
+	case "make", "gmake":
+		return makeTool
+	case "npm", "pnpm", "yarn", "npx":
+		return npmTool
+	case "go":
+		return goTool
+	case "cargo":
+		return cargoTool
+	case "sqlite3":
+		return sqliteTool
+	case "deno":
+		return denoTool
+	case "curl":
+		return curlTool
+	case "wget":
+		return wgetTool
+	case "rsync":
+		return rsyncTool
+	case "patch":
+		return patchTool
+	case "unzip":
+		return unzipTool
+	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4":
+		return compressTool
 	}
-	for name, s := range toolSpecs {
-		spec := s
-		tools[name] = func(w *walker, argv []Word, c cmdCtx) { w.applySpec(spec, argv, c) }
+	if spec := toolSpecs()[name]; spec != nil {
+		return func(w *walker, argv []Word, c cmdCtx) { w.applySpec(spec, argv, c) }
 	}
-	for _, name := range []string{"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4"} {
-		tools[name] = compressTool
-	}
+	return nil
 }
 
 // applySpec emits the effects a table-described tool has.

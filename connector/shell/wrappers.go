@@ -26,22 +26,38 @@ var wrapSpecs = map[string]*wrapSpec{
 	"doas":       {opts: optSpec{argShort: "uC"}, known: "-n -s -u -C -L", noCmd: "-s -C -L"},
 }
 
-var wrappers map[string]handler
-
-func init() {
-	wrappers = map[string]handler{
-		"env": envWrapper, "xargs": xargsWrapper, "watch": watchWrapper,
-		"sudo": sudoWrapper, "sudoedit": sudoWrapper, "flock": flockWrapper, "time": timeWrapper,
-		"busybox": busyboxWrapper, "toybox": busyboxWrapper,
-		"chroot": opaqueWrapper, "su": suWrapper, "runuser": suWrapper,
-		"sg": opaqueWrapper, "script": scriptWrapper,
+// wrapperHandler returns the handler of a command that runs another
+// command (after options of its own), or nil.
+func wrapperHandler(name string) handler {
+	switch name {
+	case "env":
+		return envWrapper
+	case "xargs":
+		return xargsWrapper
+	case "watch":
+		return watchWrapper
+	case "sudo", "sudoedit":
+		return sudoWrapper
+	case "flock":
+		return flockWrapper
+	case "time":
+		return timeWrapper
+	case "busybox", "toybox":
+		return busyboxWrapper
+	case "chroot", "sg":
+		return opaqueWrapper
+	case "su", "runuser":
+		return suWrapper
+	case "script":
+		return scriptWrapper
 	}
-	for name := range wrapSpecs {
-		wrappers[name] = specWrapper
+	switch {
+	case wrapSpecs[name] != nil:
+		return specWrapper
+	case posixShells[name]:
+		return shellWrapper
 	}
-	for name := range posixShells {
-		wrappers[name] = shellWrapper
-	}
+	return nil
 }
 
 // specWrapper unwraps a wrapper described by wrapSpecs.
