@@ -141,7 +141,7 @@ func (p *Policy) decodeCacheRule(rest string, f []string, b *ruleBatch) error {
 	if f[0] == "0" && f[1] == string(Shell) && p.lazy.deferLine(rest, f) {
 		return nil
 	}
-	r, err := parseCacheRule(f, b)
+	r, err := parseCacheRule(f, b, f[0] == "1")
 	if err != nil {
 		return err
 	}
@@ -162,8 +162,11 @@ func (p *Policy) decodeCacheRule(rest string, f []string, b *ruleBatch) error {
 }
 
 // parseCacheRule decodes the fields of an R line into a rule, from b
-// when b is not nil.
-func parseCacheRule(f []string, b *ruleBatch) (*Rule, error) {
+// when b is not nil. A shell pattern with a literal command name compiles
+// on first use (lazyargv.go); another trigger's pattern compiles when its
+// index is built (Engine.buildIndex) unless compileNow: a hook deciding a
+// Bash call never builds the write, read, network or MCP index.
+func parseCacheRule(f []string, b *ruleBatch, compileNow bool) (*Rule, error) {
 	if len(f) != cacheRuleFields {
 		return nil, fmt.Errorf("bad cache rule")
 	}
@@ -179,7 +182,12 @@ func parseCacheRule(f []string, b *ruleBatch) (*Rule, error) {
 		r, l = b.next(), b.nextLazy()
 	}
 	*r = Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
-	if r.Tier < Allow || r.Tier > Deny || !r.deferShellIn(l) && r.compile() != nil {
+	switch {
+	case r.Tier < Allow || r.Tier > Deny:
+		return nil, fmt.Errorf("bad cache rule %q", pat)
+	case r.deferShellIn(l):
+	case !compileNow && (r.Trigger == Write || r.Trigger == Read || r.Trigger == Network || r.Trigger == MCP):
+	case r.compile() != nil:
 		return nil, fmt.Errorf("bad cache rule %q", pat)
 	}
 	return r, nil

@@ -132,14 +132,28 @@ func (e *Engine) index(t Trigger) *ruleIndex {
 		return nil // bug: not a trigger; the decision recovers into an internal-error escalation
 	}
 	l.once.Do(func() { l.ix = e.buildIndex(t) })
-	return l.ix
+	return l.ix // nil when a rule did not compile (buildIndex): the same escalation
 }
 
 // buildIndex binds t's built-in rules, the policy's rules and the
-// remembered decisions, in precedence order within each tier.
+// remembered decisions, in precedence order within each tier. A rule from
+// the cache whose pattern is not compiled yet is compiled here, into a
+// copy (the policy's rules are shared and never change); one that does
+// not compile (impossible for a signed cache written from a parsed
+// policy) leaves the trigger without an index, and every decision of it
+// escalates as an internal error (see index).
 func (e *Engine) buildIndex(t Trigger) *ruleIndex {
 	ix := &ruleIndex{}
+	broken := false
 	bind := func(r *Rule, label string) *boundRule {
+		if !r.compiled() {
+			c := *r
+			if err := c.compile(); err != nil {
+				e.log.Error("bug: cached rule does not compile", "pattern", r.Pattern, "err", err)
+				broken = true
+			}
+			r = &c
+		}
 		b := &boundRule{Rule: r, label: label}
 		if r.path != nil {
 			b.path = r.path.bind(e.rootSegs, e.homeSegs)
@@ -170,6 +184,9 @@ func (e *Engine) buildIndex(t Trigger) *ruleIndex {
 	}
 	for _, r := range rememberedRules(e.opts.Remembered, t, Allow) {
 		ix.remembered.add(bind(r, "remembered:"+r.Pattern), false)
+	}
+	if broken {
+		return nil
 	}
 	return ix
 }

@@ -48,6 +48,12 @@ func (r *Rule) shellPattern() *argvPattern {
 	return r.lazy.p
 }
 
+// compiled reports a rule whose pattern is compiled or deferred to its
+// first use (a shell pattern with a literal name).
+func (r *Rule) compiled() bool {
+	return r.argv != nil || r.lazy != nil || r.path != nil || r.host != nil || r.tool != nil
+}
+
 // isShell reports a rule with a shell pattern, compiled or deferred.
 func (r *Rule) isShell() bool { return r.argv != nil || r.lazy != nil }
 

@@ -67,7 +67,7 @@ func (l *shellLine) decode() *Rule {
 	var f [cacheRuleFields]string
 	r, err := (*Rule)(nil), errBadLine
 	if splitFields(l.rest, f[:]) {
-		r, err = parseCacheRule(f[:], nil)
+		r, err = parseCacheRule(f[:], nil, true)
 	}
 	if err != nil || r.Trigger != Shell || r.Tier != l.tier || r.lazy == nil || r.lazy.name != l.name {
 		r = &Rule{Trigger: Shell, Tier: l.tier, Pattern: l.rest, Reason: "undecodable cached rule",

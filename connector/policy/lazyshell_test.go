@@ -2,6 +2,7 @@ package policy
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -89,5 +90,43 @@ func TestUndecodableCachedLineFailsClosed(t *testing.T) {
 	}
 	if d := e.Shell("rm -rf x", ""); d.Decision != Deny {
 		t.Errorf("rm -rf x: %s, want the undecodable deny rule to deny", dump(d))
+	}
+}
+
+// TestUncompilableCachedRuleFailsClosed: a write rule of the cache that
+// does not compile when its index is built (a signed cache cannot hold
+// one) makes every write decision escalate as an internal error, and
+// leaves the other triggers alone.
+func TestUncompilableCachedRuleFailsClosed(t *testing.T) {
+	env := newTestEnv(t)
+	p, err := Parse("policy.yaml", []byte("version: 1\nshell:\n  allow: [\"git status\"]\nwrite:\n  allow: [\"src/**\"]\n  deny: [\"secrets/**\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := encodeCache(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a pattern compilePath refuses, in place of the deny rule's
+	broken := strings.Replace(string(data), strconv.Quote("secrets/**"), strconv.Quote("~bob/x"), 1)
+	if broken == string(data) {
+		t.Fatal("deny rule not found in the cache")
+	}
+	if _, err := compilePath("~bob/x"); err == nil {
+		t.Fatal("the test's broken pattern compiles")
+	}
+	c, err := decodeCache([]byte(broken), p.File, p.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(env.root, c, Options{Home: env.home, StateDir: env.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Write("src/a.go", env.root); d.Decision != Escalate || d.Parts[0].Rule != ruleInternal {
+		t.Errorf("write: %s, want an internal-error escalation", dump(d))
+	}
+	if d := e.Shell("git status", env.root); d.Decision != Allow {
+		t.Errorf("shell: %s, want the shell rules unaffected", dump(d))
 	}
 }
