@@ -7,6 +7,9 @@ var (
 	// ErrDegraded is returned by Run when a layer is degraded or missing
 	// on this machine and --allow-degraded does not name it.
 	ErrDegraded = errors.New("jail layers are not enforced")
+	// ErrLimits is returned for a negative limit, or a process limit below
+	// policy.MinPIDs (the jail's init could not start).
+	ErrLimits = errors.New("invalid jail limits")
 	// ErrNoCommand is returned when Options.Argv is empty.
 	ErrNoCommand = errors.New("no command to run")
 	// ErrBadTarget is returned for a proxy destination that does not

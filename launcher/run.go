@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 )
 
@@ -32,6 +33,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if len(o.Argv) == 0 {
 		return Result{}, ErrNoCommand
 	}
+	if err := checkLimits(o.Limits); err != nil {
+		return Result{}, err
+	}
 	r := newRun(&o)
 	weak, err := r.check()
 	if err != nil {
@@ -42,6 +46,17 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	st, err := r.run(ctx)
 	return Result{ExitStatus: st, NotEnforced: weak}, err
+}
+
+// checkLimits refuses limits no jail can run under.
+func checkLimits(l Limits) error {
+	switch {
+	case l.MemoryBytes < 0 || l.Pids < 0 || l.CPUs < 0:
+		return fmt.Errorf("%w: a limit is negative", ErrLimits)
+	case l.Pids > 0 && l.Pids < policy.MinPIDs:
+		return fmt.Errorf("%w: a process limit of %d leaves the jail's init no room to start (at least %d)", ErrLimits, l.Pids, policy.MinPIDs)
+	}
+	return nil
 }
 
 // run is one Run in progress.

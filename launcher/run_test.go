@@ -127,3 +127,13 @@ func TestRunSpec(t *testing.T) {
 		t.Errorf("enforce %+v", s.Enforce)
 	}
 }
+
+// TestRunRefusesBadLimits: a process limit too small for the jail's init,
+// or a negative limit, is refused before anything starts.
+func TestRunRefusesBadLimits(t *testing.T) {
+	for _, lim := range []launcher.Limits{{Pids: 4}, {Pids: -1}, {MemoryBytes: -1}, {CPUs: -0.5}} {
+		if _, err := launcher.Run(context.Background(), launcher.Options{Argv: []string{"true"}, Limits: lim}); !errors.Is(err, launcher.ErrLimits) {
+			t.Errorf("%+v: %v, want ErrLimits", lim, err)
+		}
+	}
+}

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
 )
@@ -111,6 +112,12 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 		return lo, err
 	}
 	lo.Limits.Pids, lo.Limits.CPUs = o.pids, o.cpus
+	if o.pids < 0 || o.pids > 0 && o.pids < policy.MinPIDs {
+		return lo, fmt.Errorf("invalid argument --pids %d: want 0 (no limit) or at least %d (the jail's init needs a few threads)", o.pids, policy.MinPIDs)
+	}
+	if lo.Limits, err = withPolicyLimits(f, lo.Limits); err != nil {
+		return lo, err
+	}
 	for _, name := range o.allowDegraded {
 		l, err := launcher.ParseLayer(name)
 		if err != nil {
@@ -126,21 +133,44 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 	return lo, nil
 }
 
-// parseSize reads "", a byte count, or a count with K, M, G or T (powers
-// of 1024; an optional trailing "B" or "iB").
+// parseSize reads the --memory flag (policy.ParseSize).
 func parseSize(s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
-	mult := int64(1)
-	if i := strings.IndexAny(t, "KMGT"); i >= 0 && i == len(t)-1 {
-		mult = int64(1) << (10 * (strings.IndexByte("KMGT", t[i]) + 1))
-		t = t[:i]
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
+	n, err := policy.ParseSize(s)
+	if err != nil {
 		return 0, fmt.Errorf("invalid argument --memory %q: want a size such as 512M or 2G", s)
 	}
-	return n * mult, nil
+	return n, nil
+}
+
+// withPolicyLimits fills in each limit the flags left unset from the
+// folder's accepted policy (limits: memory, pids, cpu). Without an
+// accepted policy there is nothing to add.
+func withPolicyLimits(f folder.Folder, lim launcher.Limits) (launcher.Limits, error) {
+	if lim.MemoryBytes > 0 && lim.Pids > 0 && lim.CPUs > 0 {
+		return lim, nil
+	}
+	st, err := userstate.Open(false)
+	if err != nil {
+		return lim, nil // run reports the missing state itself
+	}
+	eng, _, err := policy.Load(f, st, nil)
+	if err != nil || eng.Status() == policy.StatusNothingAccepted {
+		return lim, nil
+	}
+	pl := eng.Settings().Limits
+	mem, err1 := pl.MemoryBytes()
+	cpus, err2 := pl.CPUCores()
+	if err := errors.Join(err1, err2); err != nil {
+		return lim, fmt.Errorf("the accepted policy's limits: %w", err)
+	}
+	if lim.MemoryBytes == 0 {
+		lim.MemoryBytes = mem
+	}
+	if lim.Pids == 0 {
+		lim.Pids = int64(pl.PIDs)
+	}
+	if lim.CPUs == 0 {
+		lim.CPUs = cpus
+	}
+	return lim, nil
 }

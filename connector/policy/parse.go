@@ -48,8 +48,14 @@ func Parse(file string, data []byte) (*Policy, error) {
 	p.Hook.Wait = c.duration("hook.wait", &doc.Hook.Wait)
 	p.Broker.Env = c.envNames(doc.Broker.Env)
 	p.Shims = c.shimNames(&doc.Shims)
-	if doc.Limits.PIDs < 0 {
-		c.add(0, "limits.pids must not be negative")
+	if doc.Limits.PIDs < 0 || doc.Limits.PIDs > 0 && doc.Limits.PIDs < MinPIDs {
+		c.add(0, "limits.pids must be 0 (no limit) or at least %d: the jail's init needs a few threads", MinPIDs)
+	}
+	if _, err := p.Limits.MemoryBytes(); err != nil {
+		c.add(0, "%v", err)
+	}
+	if _, err := p.Limits.CPUCores(); err != nil {
+		c.add(0, "%v", err)
 	}
 	if len(c.errs) > 0 {
 		sort.SliceStable(c.errs, func(i, j int) bool { return c.errs[i].Line < c.errs[j].Line })

@@ -96,7 +96,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("version: 1\nshell: {allow: [\"git **\"], deny: [{pattern: x, reason: y}]}\n"))
 	f.Add([]byte("version: 1\nshell:\n  allow:\n    - {pattern: \"ls **\", dynamic: true}\n  escalate: [\"git ** --out* **\"]\n" +
 		"read: {escalate: [\"~/.ssh/\", \"/**/.env*\"]}\nmcp: {allow: [\"mcp__x__*\"]}\n" +
-		"ci: {shell: {approve: [\"npm ci\"]}}\nlimits: {pids: 5}\nbroker: {env: [PATH]}\nhook: {wait: 1m}\n"))
+		"ci: {shell: {approve: [\"npm ci\"]}}\nlimits: {pids: 50}\nbroker: {env: [PATH]}\nhook: {wait: 1m}\n"))
 	f.Add([]byte("version: 1\nwrite: {allow: ['**', '~/x', '/a/**/b']}\nnetwork: {allow: ['*.x.com:443', '10.0.0.0/8']}\n"))
 	f.Add([]byte("version: 1\n&a [*a]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
