@@ -59,6 +59,8 @@ type Bus struct {
 	// installed (prepare); readyErr and names are set before.
 	ready    chan struct{}
 	readyErr error
+	loaded   chan struct{}  // closed once prepare's policy load is done
+	engine   *policy.Engine // set before loaded is closed: the first load's engine, nil if it failed
 
 	mu      sync.Mutex
 	cacheOf string // guarded by mu: the policy hash the shim cache holds
@@ -96,7 +98,7 @@ func OpenBus(o BusOptions) (b *Bus, err error) {
 	if o.CI {
 		b.ci = newCIApprover(b)
 	}
-	b.ready = make(chan struct{})
+	b.ready, b.loaded = make(chan struct{}), make(chan struct{})
 	go b.prepare(o.Exe)
 	return b, nil
 }
@@ -105,6 +107,8 @@ func OpenBus(o BusOptions) (b *Bus, err error) {
 func (b *Bus) prepare(exe string) {
 	defer close(b.ready)
 	e, err := b.load()
+	b.engine = e
+	close(b.loaded)
 	if err == nil {
 		err = b.installShims(exe, e)
 	}
@@ -121,6 +125,14 @@ func (b *Bus) wait() error {
 }
 
 // load reads the accepted policy and keeps the shims' cache current.
+// Policy waits for the bus's first load of the folder's policy and
+// returns it (nil when it could not be loaded; the run then fails when it
+// waits for the bus).
+func (b *Bus) Policy() *policy.Engine {
+	<-b.loaded
+	return b.engine
+}
+
 func (b *Bus) load() (*policy.Engine, error) {
 	e, warns, err := policy.Load(b.f, b.st, b.log)
 	if err != nil {

@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
 )
@@ -70,6 +68,10 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if lo.Limits, err = withPolicyLimits(rb.bus.Policy(), lo.Limits); err != nil {
+		rb.finish(0)
+		return err
+	}
 	// Signals go to the jail (the agent decides what Ctrl-C means), so the
 	// root context's cancellation on SIGINT must not kill it.
 	res, err := launcher.Run(context.WithoutCancel(ctx), lo)
@@ -115,9 +117,6 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 	if o.pids < 0 || o.pids > 0 && o.pids < policy.MinPIDs {
 		return lo, fmt.Errorf("invalid argument --pids %d: want 0 (no limit) or at least %d (the jail's init needs a few threads)", o.pids, policy.MinPIDs)
 	}
-	if lo.Limits, err = withPolicyLimits(f, lo.Limits); err != nil {
-		return lo, err
-	}
 	for _, name := range o.allowDegraded {
 		l, err := launcher.ParseLayer(name)
 		if err != nil {
@@ -143,18 +142,10 @@ func parseSize(s string) (int64, error) {
 }
 
 // withPolicyLimits fills in each limit the flags left unset from the
-// folder's accepted policy (limits: memory, pids, cpu). Without an
-// accepted policy there is nothing to add.
-func withPolicyLimits(f folder.Folder, lim launcher.Limits) (launcher.Limits, error) {
-	if lim.MemoryBytes > 0 && lim.Pids > 0 && lim.CPUs > 0 {
-		return lim, nil
-	}
-	st, err := userstate.Open(false)
-	if err != nil {
-		return lim, nil // run reports the missing state itself
-	}
-	eng, _, err := policy.Load(f, st, nil)
-	if err != nil || eng.Status() == policy.StatusNothingAccepted {
+// folder's accepted policy (limits: memory, pids, cpu), as the run's bus
+// loaded it. Without an accepted policy there is nothing to add.
+func withPolicyLimits(eng *policy.Engine, lim launcher.Limits) (launcher.Limits, error) {
+	if eng == nil || eng.Status() == policy.StatusNothingAccepted {
 		return lim, nil
 	}
 	pl := eng.Settings().Limits

@@ -4,8 +4,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
 )
 
@@ -19,7 +21,7 @@ func TestRunLimitsFromPolicy(t *testing.T) {
 	if err := policy.Accept(f, st, data); err != nil {
 		t.Fatal(err)
 	}
-	got, err := withPolicyLimits(f, launcher.Limits{Pids: 64})
+	got, err := withPolicyLimits(load(t, f), launcher.Limits{Pids: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func TestRunLimitsFromPolicy(t *testing.T) {
 		t.Errorf("limits %+v, want %+v", got, want)
 	}
 	os.WriteFile(f.Policy(), append(data, []byte("# pending\nlimits: {pids: 5}\n")...), 0o644)
-	if got, err := withPolicyLimits(f, launcher.Limits{}); err != nil || got.Pids != 300 {
+	if got, err := withPolicyLimits(load(t, f), launcher.Limits{}); err != nil || got.Pids != 300 {
 		t.Errorf("with a pending change: %+v %v, want the accepted pids 300", got, err)
 	}
 }
@@ -35,7 +37,22 @@ func TestRunLimitsFromPolicy(t *testing.T) {
 // TestRunLimitsWithoutPolicy: no accepted policy, no limits added.
 func TestRunLimitsWithoutPolicy(t *testing.T) {
 	f, _ := testenv.Project(t)
-	if got, err := withPolicyLimits(f, launcher.Limits{}); err != nil || got != (launcher.Limits{}) {
-		t.Errorf("limits %+v %v, want none", got, err)
+	for _, eng := range []*policy.Engine{nil, load(t, f)} {
+		if got, err := withPolicyLimits(eng, launcher.Limits{}); err != nil || got != (launcher.Limits{}) {
+			t.Errorf("limits %+v %v, want none", got, err)
+		}
 	}
+}
+
+func load(t *testing.T, f folder.Folder) *policy.Engine {
+	t.Helper()
+	st, err := userstate.Open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, _, err := policy.Load(f, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
