@@ -18,11 +18,12 @@ import (
 
 // process is a running jail.
 type process struct {
-	cmd *exec.Cmd
-	cg  cgroup
-	ctl supCtl
-	ln  net.Listener
-	log *slog.Logger
+	cmd  *exec.Cmd
+	cg   cgroup
+	ctl  supCtl
+	ln   net.Listener
+	log  *slog.Logger
+	outs []*output // drained once the jail is killed
 
 	waitOnce sync.Once
 	status   jailspec.ExitStatus
@@ -30,7 +31,7 @@ type process struct {
 }
 
 func newProcess(s *starter) *process {
-	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, log: s.log}
+	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, log: s.log, outs: s.outs}
 }
 
 func (p *process) Pid() int                    { return p.cmd.Process.Pid }
@@ -72,6 +73,9 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 	st := p.exitStatus(werr)
 	p.log.Debug("jail command ended", "code", st.Code)
 	p.release()
+	for _, o := range p.outs {
+		o.drain() // every jailed writer is dead now (or outside any cgroup: bounded)
+	}
 	p.log.Debug("jail released")
 	if ctx.Err() != nil {
 		return st, ctx.Err()

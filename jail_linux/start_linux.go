@@ -25,11 +25,12 @@ type starter struct {
 	spec *jailspec.Spec
 	log  *slog.Logger
 
-	cfg *initConfig
-	cg  cgroup
-	cmd *exec.Cmd
-	ctl supCtl
-	ln  net.Listener
+	cfg  *initConfig
+	cg   cgroup
+	cmd  *exec.Cmd
+	ctl  supCtl
+	ln   net.Listener
+	outs []*output // copies of the jail's output to non-file writers
 }
 
 // start forks the init first (its runtime's start-up is the longest
@@ -83,21 +84,55 @@ func (s *starter) launch(userNS bool) error {
 	}
 	s.ctl = supCtl{c: sup}
 	defer child.Close()
+	stdout, stderr, err := s.outputs()
+	if err != nil {
+		return err
+	}
 	s.cmd = &exec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{"sandbox-jail-init"},
 		Env:         []string{initEnv + "=1"},
 		Stdin:       s.spec.Stdin,
-		Stdout:      s.spec.Stdout,
-		Stderr:      s.spec.Stderr,
+		Stdout:      stdout,
+		Stderr:      stderr,
 		ExtraFiles:  []*os.File{child},
 		SysProcAttr: s.sysProcAttr(userNS),
 	}
-	if err := s.forkInCgroup(); err != nil {
+	err = s.forkInCgroup()
+	for _, f := range []*os.File{stdout, stderr} { // the jail holds its own copies now
+		if f != nil && f != s.spec.Stdout && f != s.spec.Stderr {
+			_ = f.Close()
+		}
+	}
+	if err != nil {
 		return err
 	}
 	s.log.Debug("jail init started", "pid", s.cmd.Process.Pid)
 	return nil
+}
+
+// outputs returns the files the jail writes its output to (jailOutput);
+// a Stderr that is the same writer as Stdout shares its pipe, as with
+// os/exec, so that the two are never written concurrently.
+func (s *starter) outputs() (stdout, stderr *os.File, err error) {
+	stdout, o, err := jailOutput(s.spec.Stdout)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o != nil {
+		s.outs = append(s.outs, o)
+	}
+	if sameWriter(s.spec.Stderr, s.spec.Stdout) {
+		return stdout, stdout, nil
+	}
+	stderr, o, err = jailOutput(s.spec.Stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o != nil {
+		s.outs = append(s.outs, o)
+	}
+	return stdout, stderr, nil
 }
 
 // forkInCgroup starts the init from a thread of its own that stands in
@@ -239,6 +274,9 @@ func (s *starter) abort() int {
 		if err := s.cg.destroy(); err != nil && !errors.Is(err, os.ErrNotExist) {
 			s.log.Warn("jail cgroup left behind", "err", err)
 		}
+	}
+	for _, o := range s.outs {
+		o.drain()
 	}
 	return code
 }
