@@ -63,11 +63,13 @@ func triggerCode(t Trigger) byte {
 	return 0xff
 }
 
-// DecodeCompiled reads what EncodeCompiled wrote and compiles every rule
-// again (patterns are checked as strictly as in a policy file; a shell
-// pattern whose command name is a plain word, which always compiles, is
-// compiled the first time a decision needs it). Only Rules, SHA256 and
-// Version are set.
+// DecodeCompiled reads what EncodeCompiled wrote. Patterns compile as
+// strictly as in a policy file, but late: a shell pattern whose command
+// name is a plain word (which always compiles) the first time a decision
+// looks up that name, another trigger's pattern when that trigger's index
+// is built (one that does not compile then fails closed: see
+// Engine.buildIndex); other shell patterns now. Only Rules (shell rules
+// through Engine.Policy, see lazyshell.go), SHA256 and Version are set.
 func DecodeCompiled(data []byte) (*Policy, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(compiledMagic))
 	if !ok {
@@ -77,7 +79,8 @@ func DecodeCompiled(data []byte) (*Policy, error) {
 	if nl < 0 || nl > 128 {
 		return nil, fmt.Errorf("%w: bad hash line", errCompiled)
 	}
-	p := &Policy{SHA256: string(rest[:nl]), Version: Version, Rules: map[Trigger]*RuleSet{}, CI: map[Trigger]*RuleSet{}}
+	p := &Policy{SHA256: string(rest[:nl]), Version: Version, Rules: map[Trigger]*RuleSet{}, CI: map[Trigger]*RuleSet{},
+		lazy: &lazyShell{}}
 	for _, t := range triggerCodes {
 		p.Rules[t] = &RuleSet{}
 	}
@@ -87,14 +90,13 @@ func DecodeCompiled(data []byte) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		rs := p.Rules[r.Trigger]
-		switch r.Tier {
-		case Allow:
-			rs.Allow = append(rs.Allow, r)
-		case Escalate:
-			rs.Escalate = append(rs.Escalate, r)
+		switch {
+		case r.Trigger != Shell:
+			p.Rules[r.Trigger].add(r)
+		case r.lazy != nil: // a literal command name: filed under it on its first lookup
+			p.lazy.lines = append(p.lazy.lines, shellLine{later: r, tier: r.Tier, name: r.lazy.name, hasSlash: r.lazy.hasSlash})
 		default:
-			rs.Deny = append(rs.Deny, r)
+			p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier})
 		}
 	}
 	return p, nil
@@ -122,11 +124,11 @@ func (d *decoder) rule() (*Rule, error) {
 	if r.Dynamic && (r.Trigger != Shell || r.Tier != Allow) {
 		return nil, fmt.Errorf("%w: `dynamic` on a %s %s rule", errCompiled, r.Trigger, r.Tier)
 	}
-	if r.deferShell() { // a plain-named shell pattern always compiles: on first use
-		return r, nil
-	}
-	if err := r.compile(); err != nil {
-		return nil, fmt.Errorf("%w: %w", errCompiled, err)
+	switch {
+	case r.deferShell(): // a plain-named shell pattern always compiles: on first use
+	case r.Trigger != Shell: // compiled when its trigger's index is built (Engine.buildIndex)
+	case r.compile() != nil:
+		return nil, fmt.Errorf("%w: shell pattern %q does not compile", errCompiled, r.Pattern)
 	}
 	return r, nil
 }

@@ -143,12 +143,10 @@ func parsedAndCached(t *testing.T, src []byte) (parsed, cached, compiled *Engine
 			deferred++
 		}
 	}
-	lazy := 0 // the compiled cache's shell patterns compiled on first use
-	for _, rs := range cp.Rules {
-		for _, r := range append(append(rs.Allow, rs.Escalate...), rs.Deny...) {
-			if r.lazy != nil {
-				lazy++
-			}
+	lazy := 0 // the compiled cache's shell rules filed on the first lookup of their name
+	for _, l := range cp.lazy.lines {
+		if l.later != nil {
+			lazy++
 		}
 	}
 	if deferred == 0 || lazy == 0 {

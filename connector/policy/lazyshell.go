@@ -20,11 +20,13 @@ type lazyShell struct {
 	once  sync.Once // materialize
 }
 
-// shellLine is one shell rule of the cache: decoded (rule set), or its
-// fields with the command name they are indexed under.
+// shellLine is one shell rule of a cache: indexed at once (rule set), or
+// filed under its command name on the first lookup of that name, from
+// the text cache's line (rest) or as the compiled cache's rule (later).
 type shellLine struct {
 	rule     *Rule
-	rest     string // the R line after "R\t", when rule is nil
+	rest     string // the R line after "R\t", when rule and later are nil
+	later    *Rule
 	tier     Tier
 	name     string
 	hasSlash bool
@@ -61,8 +63,11 @@ func tierField(s string) (Tier, bool) {
 // matches as a deny or escalate rule and never as an allow rule (see
 // matchShell).
 func (l *shellLine) decode() *Rule {
-	if l.rule != nil {
+	switch {
+	case l.rule != nil:
 		return l.rule
+	case l.later != nil:
+		return l.later
 	}
 	var f [cacheRuleFields]string
 	r, err := (*Rule)(nil), errBadLine

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"reflect"
 	"strconv"
 	"strings"
@@ -38,10 +39,12 @@ func TestCachedEngineConcurrentLookups(t *testing.T) {
 // TestCachedPolicyMaterialized: Engine.Policy gives every shell rule of a
 // cached policy, in the parsed policy's order.
 func TestCachedPolicyMaterialized(t *testing.T) {
-	parsed, cached, _ := parsedAndCached(t, DefaultYAML())
+	parsed, cached, compiled := parsedAndCached(t, DefaultYAML())
 	_ = cached.Shell("git status", "") // some lines decoded by a lookup first
-	p, c := parsed.Policy().Rules[Shell], cached.Policy().Rules[Shell]
-	for _, pair := range [][2][]*Rule{{p.Allow, c.Allow}, {p.Escalate, c.Escalate}, {p.Deny, c.Deny}} {
+	_ = compiled.Shell("git status", "")
+	p, c, cc := parsed.Policy().Rules[Shell], cached.Policy().Rules[Shell], compiled.Policy().Rules[Shell]
+	for _, pair := range [][2][]*Rule{{p.Allow, c.Allow}, {p.Escalate, c.Escalate}, {p.Deny, c.Deny},
+		{p.Allow, cc.Allow}, {p.Escalate, cc.Escalate}, {p.Deny, cc.Deny}} {
 		if len(pair[0]) != len(pair[1]) {
 			t.Fatalf("%d rules materialized, want %d", len(pair[1]), len(pair[0]))
 		}
@@ -116,6 +119,31 @@ func TestUncompilableCachedRuleFailsClosed(t *testing.T) {
 		t.Fatal("the test's broken pattern compiles")
 	}
 	c, err := decodeCache([]byte(broken), p.File, p.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(env.root, c, Options{Home: env.home, StateDir: env.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Write("src/a.go", env.root); d.Decision != Escalate || d.Parts[0].Rule != ruleInternal {
+		t.Errorf("write: %s, want an internal-error escalation", dump(d))
+	}
+	if d := e.Shell("git status", env.root); d.Decision != Allow {
+		t.Errorf("shell: %s, want the shell rules unaffected", dump(d))
+	}
+}
+
+// TestUncompilableCompiledRuleFailsClosed: the same for the shims'
+// compiled cache, whose write patterns also compile late.
+func TestUncompilableCompiledRuleFailsClosed(t *testing.T) {
+	env := newTestEnv(t)
+	p, err := Parse("policy.yaml", []byte("version: 1\nshell:\n  allow: [\"git status\"]\nwrite:\n  deny: [\"secrets/**\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Replace(EncodeCompiled(p), []byte("secrets/**"), []byte("~bob/xxxxx"), 1) // same length
+	c, err := DecodeCompiled(data)
 	if err != nil {
 		t.Fatal(err)
 	}
