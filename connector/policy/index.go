@@ -15,12 +15,11 @@ type boundRule struct {
 }
 
 // tierRules is the rules of one tier of one trigger. Shell rules are also
-// indexed by command name so that a decision looks at few rules; the
-// policy's shell rules that were not decoded yet (lazyshell.go) wait in
-// pending under the same key, and the first lookup of a key decodes
-// them, after the rules already filed there (which came first: the
-// remembered denials). all holds the decoded rules only: shell decisions
-// never use it.
+// indexed by command name so that a decision looks at few rules. A cached
+// policy's shell rules (lazyshell.go) stay in deferred until the first
+// lookup of their key files them, after the rules already filed there
+// (which came first: the remembered denials). all holds the rules added
+// at once only: shell decisions never use it.
 type tierRules struct {
 	all  []*boundRule
 	wild []*boundRule // shell rules whose name is a glob
