@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/flatjson"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -120,10 +121,10 @@ func absPath(cwd, p string) string {
 	return filepath.Clean(p)
 }
 
-// decode decodes a tool_input: the fast path (flatjson.go), else
+// decode decodes a tool_input: the fast path (connector/flatjson), else
 // encoding/json.
 func (in *toolInput) decode(raw []byte) error {
-	if flatObject(raw, in.flatFields()) {
+	if flatjson.Object(raw, in.flatFields()) {
 		return nil
 	}
 	*in = toolInput{}
@@ -132,14 +133,14 @@ func (in *toolInput) decode(raw []byte) error {
 
 // flatFields are the members the fast path decodes; an "edits" member
 // (MultiEdit) is left to encoding/json.
-func (in *toolInput) flatFields() map[string]flatField {
-	return map[string]flatField{
-		"command": stringPtrField(&in.Command), "description": stringField(&in.Description),
-		"file_path": stringField(&in.FilePath), "notebook_path": stringField(&in.NotebookPath),
-		"path": stringField(&in.Path), "content": stringPtrField(&in.Content),
-		"old_string": stringPtrField(&in.OldString), "new_string": stringPtrField(&in.NewString),
-		"replace_all": boolField(&in.ReplaceAll), "edits": func(flatValue) bool { return false },
-		"pattern": stringField(&in.Pattern), "glob": stringField(&in.Glob),
-		"url": stringField(&in.URL), "query": stringField(&in.Query),
+func (in *toolInput) flatFields() map[string]flatjson.Field {
+	return map[string]flatjson.Field{
+		"command": flatjson.StringPtr(&in.Command), "description": flatjson.String(&in.Description),
+		"file_path": flatjson.String(&in.FilePath), "notebook_path": flatjson.String(&in.NotebookPath),
+		"path": flatjson.String(&in.Path), "content": flatjson.StringPtr(&in.Content),
+		"old_string": flatjson.StringPtr(&in.OldString), "new_string": flatjson.StringPtr(&in.NewString),
+		"replace_all": flatjson.Bool(&in.ReplaceAll), "edits": func(flatjson.Value) bool { return false },
+		"pattern": flatjson.String(&in.Pattern), "glob": flatjson.String(&in.Glob),
+		"url": flatjson.String(&in.URL), "query": flatjson.String(&in.Query),
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/sandbox-dev/sandbox/connector/flatjson"
 )
 
 // Hook events this package answers.
@@ -106,11 +108,11 @@ func isLetters(s string) bool {
 	return s != ""
 }
 
-// decodeInput decodes an event: the fast path (flatjson.go), else
+// decodeInput decodes an event: the fast path (connector/flatjson), else
 // encoding/json.
 func decodeInput(data []byte) (Input, error) {
 	var in Input
-	if flatObject(data, in.flatFields()) {
+	if flatjson.Object(data, in.flatFields()) {
 		return in, nil
 	}
 	in = Input{}
@@ -118,13 +120,13 @@ func decodeInput(data []byte) (Input, error) {
 	return in, err
 }
 
-func (in *Input) flatFields() map[string]flatField {
-	return map[string]flatField{
-		"session_id": stringField(&in.SessionID), "transcript_path": stringField(&in.TranscriptPath),
-		"cwd": stringField(&in.Cwd), "permission_mode": stringField(&in.PermissionMode),
-		"hook_event_name": stringField(&in.HookEventName), "tool_name": stringField(&in.ToolName),
-		"tool_input": rawField((*[]byte)(&in.ToolInput)), "tool_use_id": stringField(&in.ToolUseID),
-		"tool_response": rawField((*[]byte)(&in.ToolResponse)), "agent_id": stringField(&in.AgentID),
-		"source": stringField(&in.Source),
+func (in *Input) flatFields() map[string]flatjson.Field {
+	return map[string]flatjson.Field{
+		"session_id": flatjson.String(&in.SessionID), "transcript_path": flatjson.String(&in.TranscriptPath),
+		"cwd": flatjson.String(&in.Cwd), "permission_mode": flatjson.String(&in.PermissionMode),
+		"hook_event_name": flatjson.String(&in.HookEventName), "tool_name": flatjson.String(&in.ToolName),
+		"tool_input": flatjson.Raw((*[]byte)(&in.ToolInput)), "tool_use_id": flatjson.String(&in.ToolUseID),
+		"tool_response": flatjson.Raw((*[]byte)(&in.ToolResponse)), "agent_id": flatjson.String(&in.AgentID),
+		"source": flatjson.String(&in.Source),
 	}
 }

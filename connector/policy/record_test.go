@@ -20,10 +20,11 @@ func TestDecodeRecord(t *testing.T) {
 		flat     bool // decodeFlatRecord takes it
 	}{
 		{"written", string(js), true},
-		{"escaped quote", `{"root":"/a\"b","sha256":"x","accepted_at":"2026-11-30T10:00:00Z","mac":"m"}`, false},
+		{"escaped quote", `{"root":"/a\"b","sha256":"x","accepted_at":"2026-11-30T10:00:00Z","mac":"m"}`, true},
 		{"unicode escape", `{"root":"/\u0061","sha256":"x","accepted_at":"2026-11-30T10:00:00Z","mac":"m"}`, false},
 		{"repeated key", `{"root":"/a","root":"/b","sha256":"x","accepted_at":"2026-11-30T10:00:00Z","mac":"m"}`, false},
-		{"unknown key", `{"root":"/a","extra":"y","sha256":"x","accepted_at":"2026-11-30T10:00:00Z","mac":"m"}`, false},
+		{"unknown key", `{"root":"/a","extra":"y","sha256":"x","accepted_at":"2026-11-30T10:00:00Z","mac":"m"}`, true},
+		{"case-folded key", `{"ROOT":"/a","sha256":"x","accepted_at":"2026-11-30T10:00:00Z","mac":"m"}`, false},
 		{"offset time", `{"root":"/a","sha256":"x","accepted_at":"2026-11-30T10:00:00+01:00","mac":"m"}`, true},
 		{"odd time", `{"root":"/a","sha256":"x","accepted_at":"2026-11-30T10:00:00.50Z","mac":"m"}`, false},
 		{"trailing", `{"root":"/a"} x`, false},

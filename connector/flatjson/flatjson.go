@@ -1,40 +1,38 @@
-package claude
+// Package flatjson reads the common shape of the small JSON documents a
+// short process decodes (a hook event, its tool input, a signed record)
+// without reflection: encoding/json's first use of each type costs such a
+// process about 50 us. Object takes only what it decodes exactly as
+// encoding/json would, and reports false for anything else (a \u escape,
+// bytes that are not UTF-8, a repeated or case-insensitively matching key,
+// a value of the wrong kind, invalid JSON anywhere): the caller then uses
+// encoding/json, so the two never disagree. Each caller keeps a fuzz
+// target that checks this for its type.
+package flatjson
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// A hook decodes two JSON objects per call (the event and its
-// tool_input); encoding/json's first use of each type costs a short
-// process about 50 us of reflection. flatObject reads the common shape of
-// both, a JSON object whose values are plain strings, literals, numbers
-// or nested values kept raw, without reflection. It takes only what it
-// decodes exactly as encoding/json would, and reports false for anything
-// else (a \u escape, bytes that are not UTF-8, a repeated or
-// case-insensitively matching key, a value of the wrong kind, invalid
-// JSON anywhere): the caller then uses encoding/json, so the two never
-// disagree (FuzzFlatInput, FuzzFlatToolInput).
+// maxDepth bounds the nesting of raw values Object scans.
+const maxDepth = 64
 
-// maxFlatDepth bounds the nesting of raw values the fast path scans.
-const maxFlatDepth = 64
-
-// flatValue is one member's value.
-type flatValue struct {
-	kind byte   // '"' string, 't'/'f' bool, 'n' null, '0' number, '{' or '[' nested
-	str  string // the decoded string
-	raw  []byte // the value's bytes as they appear in the input
+// Value is one member's value.
+type Value struct {
+	Kind byte   // '"' string, 't'/'f' bool, 'n' null, '0' number, '{' or '[' nested
+	Str  string // the decoded string
+	Raw  []byte // the value's bytes as they appear in the input
 }
 
-// flatField stores a member's value; false when encoding/json would not
-// store it the same way (the fast path then gives up).
-type flatField func(v flatValue) bool
+// Field stores a member's value; false when encoding/json would not
+// store it the same way (Object then gives up).
+type Field func(v Value) bool
 
-// flatObject decodes data, which must be one JSON object, into fields
-// (keyed by their exact JSON names); members with other names are
-// checked and skipped.
-func flatObject(data []byte, fields map[string]flatField) bool {
-	s := &flatScanner{b: data}
+// Object decodes data, which must be one JSON object, into fields (keyed
+// by their exact JSON names); members with other names are checked and
+// skipped. False: decode data with encoding/json instead.
+func Object(data []byte, fields map[string]Field) bool {
+	s := &scanner{b: data}
 	if !s.punct('{') {
 		return false
 	}
@@ -53,14 +51,14 @@ func flatObject(data []byte, fields map[string]flatField) bool {
 			return false
 		}
 		v, ok := s.value(0)
-		if !ok || !flatMember(fields, seen, key, v) {
+		if !ok || !member(fields, seen, key, v) {
 			return false
 		}
 	}
 }
 
-// flatMember stores one member, or skips an unknown one.
-func flatMember(fields map[string]flatField, seen map[string]bool, key string, v flatValue) bool {
+// member stores one member, or skips an unknown one.
+func member(fields map[string]Field, seen map[string]bool, key string, v Value) bool {
 	set, known := fields[key]
 	if !known {
 		for name := range fields {
@@ -77,12 +75,12 @@ func flatMember(fields map[string]flatField, seen map[string]bool, key string, v
 	return set(v)
 }
 
-// stringField stores a string; null leaves it as it is.
-func stringField(dst *string) flatField {
-	return func(v flatValue) bool {
-		switch v.kind {
+// String stores a string; null leaves it as it is.
+func String(dst *string) Field {
+	return func(v Value) bool {
+		switch v.Kind {
 		case '"':
-			*dst = v.str
+			*dst = v.Str
 		case 'n':
 		default:
 			return false
@@ -91,12 +89,12 @@ func stringField(dst *string) flatField {
 	}
 }
 
-// stringPtrField stores a string through a new pointer; null leaves it.
-func stringPtrField(dst **string) flatField {
-	return func(v flatValue) bool {
-		switch v.kind {
+// StringPtr stores a string through a new pointer; null leaves it.
+func StringPtr(dst **string) Field {
+	return func(v Value) bool {
+		switch v.Kind {
 		case '"':
-			s := v.str
+			s := v.Str
 			*dst = &s
 		case 'n':
 		default:
@@ -106,12 +104,12 @@ func stringPtrField(dst **string) flatField {
 	}
 }
 
-// boolField stores true or false; null leaves it.
-func boolField(dst *bool) flatField {
-	return func(v flatValue) bool {
-		switch v.kind {
+// Bool stores true or false; null leaves it.
+func Bool(dst *bool) Field {
+	return func(v Value) bool {
+		switch v.Kind {
 		case 't', 'f':
-			*dst = v.kind == 't'
+			*dst = v.Kind == 't'
 		case 'n':
 		default:
 			return false
@@ -120,27 +118,27 @@ func boolField(dst *bool) flatField {
 	}
 }
 
-// rawField keeps the value's bytes (json.RawMessage, null included).
-func rawField(dst *[]byte) flatField {
-	return func(v flatValue) bool {
-		*dst = append([]byte(nil), v.raw...)
+// Raw keeps the value's bytes (json.RawMessage, null included).
+func Raw(dst *[]byte) Field {
+	return func(v Value) bool {
+		*dst = append([]byte(nil), v.Raw...)
 		return true
 	}
 }
 
-// flatScanner reads JSON from b.
-type flatScanner struct {
+// scanner reads JSON from b.
+type scanner struct {
 	b []byte
 	i int
 }
 
-func (s *flatScanner) space() {
+func (s *scanner) space() {
 	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
 		s.i++
 	}
 }
 
-func (s *flatScanner) punct(c byte) bool {
+func (s *scanner) punct(c byte) bool {
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
@@ -150,16 +148,16 @@ func (s *flatScanner) punct(c byte) bool {
 }
 
 // value reads one value after optional white space.
-func (s *flatScanner) value(depth int) (flatValue, bool) {
+func (s *scanner) value(depth int) (Value, bool) {
 	s.space()
-	if s.i == len(s.b) || depth > maxFlatDepth {
-		return flatValue{}, false
+	if s.i == len(s.b) || depth > maxDepth {
+		return Value{}, false
 	}
 	start, c := s.i, s.b[s.i]
-	v, ok := flatValue{kind: c}, false
+	v, ok := Value{Kind: c}, false
 	switch {
 	case c == '"':
-		v.str, ok = s.str()
+		v.Str, ok = s.str()
 	case c == '{' || c == '[':
 		ok = s.nested(depth)
 	case c == 't':
@@ -169,13 +167,13 @@ func (s *flatScanner) value(depth int) (flatValue, bool) {
 	case c == 'n':
 		ok = s.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
-		v.kind, ok = '0', s.number()
+		v.Kind, ok = '0', s.number()
 	}
-	v.raw = s.b[start:s.i]
+	v.Raw = s.b[start:s.i]
 	return v, ok
 }
 
-func (s *flatScanner) literal(word string) bool {
+func (s *scanner) literal(word string) bool {
 	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
 		return false
 	}
@@ -184,7 +182,7 @@ func (s *flatScanner) literal(word string) bool {
 }
 
 // nested reads an object or an array, checking it.
-func (s *flatScanner) nested(depth int) bool {
+func (s *scanner) nested(depth int) bool {
 	open := s.b[s.i]
 	end := byte('}')
 	if open == '[' {
@@ -214,7 +212,7 @@ func (s *flatScanner) nested(depth int) bool {
 }
 
 // number reads a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *flatScanner) number() bool {
+func (s *scanner) number() bool {
 	if s.i < len(s.b) && s.b[s.i] == '-' {
 		s.i++
 	}
@@ -240,7 +238,7 @@ func (s *flatScanner) number() bool {
 	return true
 }
 
-func (s *flatScanner) digits() bool {
+func (s *scanner) digits() bool {
 	start := s.i
 	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
 		s.i++
@@ -250,7 +248,7 @@ func (s *flatScanner) digits() bool {
 
 // str reads a string at s.i ('"'): its escapes other than \u, and UTF-8
 // text without control characters.
-func (s *flatScanner) str() (string, bool) {
+func (s *scanner) str() (string, bool) {
 	if s.i == len(s.b) || s.b[s.i] != '"' {
 		return "", false
 	}
