@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/connector/policy"
@@ -58,6 +59,12 @@ func TestStatusFollowsTheFolder(t *testing.T) {
 	if len(st.Pending) != 0 || len(st.Recent) != 1 || st.Recent[0].ID != p.ID || st.Recent[0].State != string(queue.Approved) ||
 		st.Recent[0].ExitCode == nil || *st.Recent[0].ExitCode != 0 {
 		t.Fatalf("after the decision %+v", st)
+	}
+	// the broker audits the execution's end just after it publishes the
+	// result, so the third record may follow check_request's answer
+	for deadline := time.Now().Add(10 * time.Second); st.Audit.Records < 3 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		st, _ = status(t, c)
 	}
 	if !st.Audit.Verifies || st.Audit.Records < 3 || st.Audit.HeadSeq == 0 || st.Audit.HeadHash == "" {
 		t.Errorf("audit %+v", st.Audit)
