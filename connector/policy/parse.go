@@ -46,6 +46,7 @@ func Parse(file string, data []byte) (*Policy, error) {
 		}
 	}
 	p.Hook.Wait = c.duration("hook.wait", &doc.Hook.Wait)
+	p.Hook.DeferAllow = doc.Hook.DeferAllow
 	p.Broker.Env = c.envNames(doc.Broker.Env)
 	p.Shims = c.shimNames(&doc.Shims)
 	if doc.Limits.PIDs < 0 || doc.Limits.PIDs > 0 && doc.Limits.PIDs < MinPIDs {

@@ -73,6 +73,10 @@ type Hook struct {
 	// Wait is how long a hook waits for a human before it gives up (and
 	// denies). Zero means the default.
 	Wait time.Duration
+	// DeferAllow makes the hooks answer nothing for an allowed call, so
+	// that the agent's own permission prompts decide it, instead of
+	// pre-approving it (as `sandbox hook --defer-allow`).
+	DeferAllow bool
 }
 
 // fileDoc is the YAML document. Rule lists are kept as nodes so that each
@@ -116,5 +120,6 @@ type ciRulesDoc struct {
 }
 
 type hookDoc struct {
-	Wait yaml.Node `yaml:"wait"`
+	Wait       yaml.Node `yaml:"wait"`
+	DeferAllow bool      `yaml:"defer_allow"`
 }

@@ -72,8 +72,9 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	return core, nil
 }
 
-// loadPolicy gives core the folder's accepted policy, and the policy's
-// hook wait unless the caller set one.
+// loadPolicy gives core the folder's accepted policy, the policy's hook
+// wait unless the caller set one, and its defer_allow (which a caller's
+// DeferAllow cannot turn off).
 func loadPolicy(core *hook.Core, st *userstate.State) error {
 	eng, warns, err := policy.Load(core.Folder, st, core.Logger())
 	if err != nil {
@@ -83,8 +84,10 @@ func loadPolicy(core *hook.Core, st *userstate.State) error {
 		core.Logger().Warn("policy", "warning", w)
 	}
 	core.Policy = eng
+	h := eng.Settings().Hook
+	core.Options.DeferAllow = core.Options.DeferAllow || h.DeferAllow
 	if core.Options.Wait == 0 {
-		core.Options.Wait = eng.Settings().Hook.Wait
+		core.Options.Wait = h.Wait
 	}
 	return nil
 }

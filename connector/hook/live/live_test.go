@@ -72,3 +72,28 @@ func BenchmarkHookAllowed(b *testing.B) {
 		core.Close()
 	}
 }
+
+// TestPolicyDefersAllowedCalls: `hook: {defer_allow: true}` in the
+// accepted policy leaves allowed calls to the agent's own prompts, as the
+// --defer-allow flag does; a denied call is still denied.
+func TestPolicyDefersAllowedCalls(t *testing.T) {
+	f, st := testenv.Project(t)
+	src := append(policy.DefaultYAML(), []byte("\nhook: {defer_allow: true}\n")...)
+	os.WriteFile(f.Policy(), src, 0o644)
+	if err := policy.Accept(f, st, src); err != nil {
+		t.Fatal(err)
+	}
+	core, err := Open(context.Background(), f.Root, Options{Agent: "claude", Classify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close()
+	if out, err := core.PreToolUse(context.Background(), gitStatus(f.Root)); err != nil || out.Verdict != hook.Defer {
+		t.Fatalf("git status: %+v %v, want a deferral", out, err)
+	}
+	deny := &hook.Call{Agent: "claude", Cwd: f.Root, Tool: "Write", Action: hook.Write,
+		Paths: []string{filepath.Join(f.Root, ".sandbox", "policy.yaml")}, Executable: true}
+	if out, err := core.PreToolUse(context.Background(), deny); err != nil || out.Verdict != hook.Deny {
+		t.Fatalf("write to .sandbox: %+v %v", out, err)
+	}
+}
