@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,33 +148,13 @@ func readSmall(path string, limit int64) ([]byte, error) {
 	if st, err := fh.Stat(); err != nil || !os.SameFile(fi, st) {
 		return nil, fmt.Errorf("%s: changed while being read", path)
 	}
-	data, err := readAtMost(fh, fi.Size(), limit)
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+512))
+	if _, err := buf.ReadFrom(io.LimitReader(fh, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return data, nil
-}
-
-// readAtMost reads r to its end into one buffer sized for the expected
-// size, stopping after limit+1 bytes (the caller reports a file that grew
-// past its limit).
-func readAtMost(r io.Reader, size, limit int64) ([]byte, error) {
-	data := make([]byte, 0, min(size, limit)+1)
-	for int64(len(data)) <= limit {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := r.Read(data[len(data):min(int64(cap(data)), limit+1)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	return data, nil
 }

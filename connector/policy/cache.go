@@ -85,18 +85,17 @@ func decodeCache(data []byte, file, sha string) (*Policy, error) {
 		p.Rules[t] = &RuleSet{}
 	}
 	p.lazy = &lazyShell{lines: make([]shellLine, 0, strings.Count(text, "\nR\t0\tshell\t"))}
-	b := &ruleBatch{}
 	for text != "" {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
-		if err := p.decodeCacheLine(line, b); err != nil {
+		if err := p.decodeCacheLine(line); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-func (p *Policy) decodeCacheLine(line string, b *ruleBatch) error {
+func (p *Policy) decodeCacheLine(line string) error {
 	kind, rest, _ := strings.Cut(line, "\t")
 	switch kind {
 	case "S":
@@ -114,7 +113,7 @@ func (p *Policy) decodeCacheLine(line string, b *ruleBatch) error {
 		if !splitFields(rest, f[:]) {
 			return fmt.Errorf("bad cache rule")
 		}
-		return p.decodeCacheRule(rest, f[:], b)
+		return p.decodeCacheRule(rest, f[:])
 	}
 	return fmt.Errorf("bad cache line %q", kind)
 }
@@ -134,14 +133,11 @@ func splitFields(s string, f []string) bool {
 	return !strings.Contains(s, "\t")
 }
 
-func (p *Policy) decodeCacheRule(rest string, f []string, b *ruleBatch) error {
-	if len(f) != cacheRuleFields {
-		return fmt.Errorf("bad cache rule")
-	}
+func (p *Policy) decodeCacheRule(rest string, f []string) error {
 	if f[0] == "0" && f[1] == string(Shell) && p.lazy.deferLine(rest, f) {
 		return nil
 	}
-	r, err := parseCacheRule(f, b, f[0] == "1")
+	r, err := parseCacheRule(f, f[0] == "1")
 	if err != nil {
 		return err
 	}
@@ -161,12 +157,11 @@ func (p *Policy) decodeCacheRule(rest string, f []string, b *ruleBatch) error {
 	return nil
 }
 
-// parseCacheRule decodes the fields of an R line into a rule, from b
-// when b is not nil. A shell pattern with a literal command name compiles
+// parseCacheRule decodes the fields of an R line into a rule. A shell pattern with a literal command name compiles
 // on first use (lazyargv.go); another trigger's pattern compiles when its
 // index is built (Engine.buildIndex) unless compileNow: a hook deciding a
 // Bash call never builds the write, read, network or MCP index.
-func parseCacheRule(f []string, b *ruleBatch, compileNow bool) (*Rule, error) {
+func parseCacheRule(f []string, compileNow bool) (*Rule, error) {
 	if len(f) != cacheRuleFields {
 		return nil, fmt.Errorf("bad cache rule")
 	}
@@ -177,15 +172,11 @@ func parseCacheRule(f []string, b *ruleBatch, compileNow bool) (*Rule, error) {
 	if err := firstErr(err1, err2, err3, err4); err != nil {
 		return nil, fmt.Errorf("bad cache rule: %w", err)
 	}
-	r, l := &Rule{}, &lazyArgv{}
-	if b != nil {
-		r, l = b.next(), b.nextLazy()
-	}
-	*r = Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
+	r := &Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
 	switch {
 	case r.Tier < Allow || r.Tier > Deny:
 		return nil, fmt.Errorf("bad cache rule %q", pat)
-	case r.deferShellIn(l):
+	case r.deferShell():
 	case !compileNow && (r.Trigger == Write || r.Trigger == Read || r.Trigger == Network || r.Trigger == MCP):
 	case r.compile() != nil:
 		return nil, fmt.Errorf("bad cache rule %q", pat)
@@ -228,32 +219,4 @@ func writeCache(dir string, st *userstate.State, root string, p *Policy) error {
 	}
 	sig := macWith(st.Key, cacheDomain, []string{root}, payload)
 	return atomicfile.WriteFile(filepath.Join(dir, cacheName), append([]byte(sig+"\n"), payload...), 0o600)
-}
-
-// ruleBatch allocates the rules a cache decodes now (and their deferred
-// patterns) in chunks rather than one object each: hundreds of small
-// allocations cost a hook more than the decoding.
-type ruleBatch struct {
-	rules []Rule
-	lazy  []lazyArgv
-}
-
-const ruleChunk = 32
-
-// next returns a zero rule.
-func (b *ruleBatch) next() *Rule {
-	if len(b.rules) == cap(b.rules) {
-		b.rules = make([]Rule, 0, ruleChunk)
-	}
-	b.rules = b.rules[:len(b.rules)+1]
-	return &b.rules[len(b.rules)-1]
-}
-
-// nextLazy returns a zero lazyArgv for deferShellIn (which may not use it).
-func (b *ruleBatch) nextLazy() *lazyArgv {
-	if len(b.lazy) == cap(b.lazy) {
-		b.lazy = make([]lazyArgv, 0, ruleChunk)
-	}
-	b.lazy = b.lazy[:len(b.lazy)+1]
-	return &b.lazy[len(b.lazy)-1]
 }

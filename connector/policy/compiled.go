@@ -94,7 +94,7 @@ func DecodeCompiled(data []byte) (*Policy, error) {
 		case r.Trigger != Shell:
 			p.Rules[r.Trigger].add(r)
 		case r.lazy != nil: // a literal command name: filed under it on its first lookup
-			p.lazy.lines = append(p.lazy.lines, shellLine{later: r, tier: r.Tier, name: r.lazy.name, hasSlash: r.lazy.hasSlash})
+			p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier, name: r.lazy.name, hasSlash: r.lazy.hasSlash})
 		default:
 			p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier})
 		}

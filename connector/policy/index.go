@@ -85,7 +85,7 @@ func (t *tierRules) lookup(key string) []*boundRule {
 	may := t.tier != Allow
 	for i := range t.deferred {
 		l := &t.deferred[i]
-		if l.rule == nil && l.tier == t.tier && indexKey(l.name, l.hasSlash, may) == key {
+		if l.deferred() && l.tier == t.tier && indexKey(l.name, l.hasSlash, may) == key {
 			r := l.decode()
 			t.byName[key] = append(t.byName[key], &boundRule{Rule: r, label: r.Pattern})
 		}
@@ -199,7 +199,7 @@ func (e *Engine) addShellLines(ix *ruleIndex, lines []shellLine) {
 		ix.tier(t).tier, ix.tier(t).deferred = t, lines
 	}
 	for i := range lines {
-		if l := &lines[i]; l.rule != nil {
+		if l := &lines[i]; !l.deferred() {
 			ix.tier(l.tier).add(&boundRule{Rule: l.rule, label: l.rule.Pattern}, l.tier != Allow)
 		}
 	}

@@ -22,10 +22,7 @@ type lazyArgv struct {
 // deferShell sets r up to compile its shell pattern on first use when
 // the index key can be read off the pattern's text (its first word is a
 // plain literal); it reports false when r must be compiled now.
-func (r *Rule) deferShell() bool { return r.deferShellIn(&lazyArgv{}) }
-
-// deferShellIn is deferShell keeping the deferred pattern in l (zero).
-func (r *Rule) deferShellIn(l *lazyArgv) bool {
+func (r *Rule) deferShell() bool {
 	if r.Trigger != Shell {
 		return false
 	}
@@ -33,8 +30,7 @@ func (r *Rule) deferShellIn(l *lazyArgv) bool {
 	if !ok {
 		return false
 	}
-	l.name, l.hasSlash = name, hasSlash
-	r.lazy = l
+	r.lazy = &lazyArgv{name: name, hasSlash: hasSlash}
 	return true
 }
 

@@ -139,13 +139,13 @@ func parsedAndCached(t *testing.T, src []byte) (parsed, cached, compiled *Engine
 	}
 	deferred := 0 // the cache's shell lines left undecoded until a lookup
 	for _, l := range c.lazy.lines {
-		if l.rule == nil {
+		if l.deferred() {
 			deferred++
 		}
 	}
 	lazy := 0 // the compiled cache's shell rules filed on the first lookup of their name
 	for _, l := range cp.lazy.lines {
-		if l.later != nil {
+		if l.deferred() {
 			lazy++
 		}
 	}

@@ -20,17 +20,21 @@ type lazyShell struct {
 	once  sync.Once // materialize
 }
 
-// shellLine is one shell rule of a cache: indexed at once (rule set), or
-// filed under its command name on the first lookup of that name, from
-// the text cache's line (rest) or as the compiled cache's rule (later).
+// shellLine is one shell rule of a cache. With a name, it is filed under
+// that command name on the first lookup of the name; without one, it is
+// indexed at once. Its rule is decoded already (the compiled cache, or a
+// rule indexed at once) or decoded from rest (the text cache's R line
+// after "R\t").
 type shellLine struct {
 	rule     *Rule
-	rest     string // the R line after "R\t", when rule and later are nil
-	later    *Rule
+	rest     string
 	tier     Tier
-	name     string
+	name     string // the literal command name; "" for a rule indexed at once
 	hasSlash bool
 }
+
+// deferred reports a line filed on the first lookup of its name.
+func (l *shellLine) deferred() bool { return l.name != "" }
 
 // deferLine keeps an R line of the policy's shell rules undecoded when
 // its pattern is a plain quoted string with a literal command name; it
@@ -63,16 +67,13 @@ func tierField(s string) (Tier, bool) {
 // matches as a deny or escalate rule and never as an allow rule (see
 // matchShell).
 func (l *shellLine) decode() *Rule {
-	switch {
-	case l.rule != nil:
+	if l.rule != nil {
 		return l.rule
-	case l.later != nil:
-		return l.later
 	}
 	var f [cacheRuleFields]string
 	r, err := (*Rule)(nil), errBadLine
 	if splitFields(l.rest, f[:]) {
-		r, err = parseCacheRule(f[:], nil, true)
+		r, err = parseCacheRule(f[:], true)
 	}
 	if err != nil || r.Trigger != Shell || r.Tier != l.tier || r.lazy == nil || r.lazy.name != l.name {
 		r = &Rule{Trigger: Shell, Tier: l.tier, Pattern: l.rest, Reason: "undecodable cached rule",
