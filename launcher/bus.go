@@ -124,7 +124,6 @@ func (b *Bus) wait() error {
 	return b.readyErr
 }
 
-// load reads the accepted policy and keeps the shims' cache current.
 // Policy waits for the bus's first load of the folder's policy and
 // returns it (nil when it could not be loaded; the run then fails when it
 // waits for the bus).
@@ -133,6 +132,7 @@ func (b *Bus) Policy() *policy.Engine {
 	return b.engine
 }
 
+// load reads the accepted policy and keeps the shims' cache current.
 func (b *Bus) load() (*policy.Engine, error) {
 	e, warns, err := policy.Load(b.f, b.st, b.log)
 	if err != nil {

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -33,9 +32,9 @@ func Command(exe, agent string) string { return ShellQuote(exe) + " hook " + age
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
 	var old *jsonedit.Change
 	if len(prev) > 0 {
-		old = &jsonedit.Change{}
-		if err := json.Unmarshal(prev, old); err != nil {
-			return nil, fmt.Errorf("claude: recorded change: %w", err)
+		var err error
+		if old, err = jsonedit.DecodeRecord("claude", prev); err != nil {
+			return nil, err
 		}
 	}
 	cmd := Command(env.Exe, "claude")
@@ -53,11 +52,11 @@ func (Integration) Install(env install.Env, prev install.Change) (install.Change
 
 // Uninstall removes exactly what Install recorded.
 func (Integration) Uninstall(env install.Env, c install.Change) error {
-	var ch jsonedit.Change
-	if err := json.Unmarshal(c, &ch); err != nil {
-		return fmt.Errorf("claude: recorded change: %w", err)
+	ch, err := jsonedit.DecodeRecord("claude", c)
+	if err != nil {
+		return err
 	}
-	return jsonedit.Uninstall(env.Folder.Root, &ch, ours(ch.Command))
+	return jsonedit.Uninstall(env.Folder.Root, ch, ours(ch.Command))
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs quoting.

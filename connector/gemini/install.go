@@ -1,8 +1,6 @@
 package gemini
 
 import (
-	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
 
@@ -63,13 +61,6 @@ func (Integration) Name() string { return Name }
 
 // Install merges the hooks and the server entry into the settings file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
-	var old *jsonedit.Change
-	if len(prev) > 0 {
-		old = &jsonedit.Change{}
-		if err := json.Unmarshal(prev, old); err != nil {
-			return nil, fmt.Errorf("gemini: recorded change: %w", err)
-		}
-	}
 	cmd := claude.Command(env.Exe, Name)
 	server := mcpserver.NewEntry(env.Exe, env.Folder.Root)
 	server.Timeout = mcpserver.ClientTimeout.Milliseconds()
@@ -82,24 +73,17 @@ func (Integration) Install(env install.Env, prev install.Change) (install.Change
 			more, err := mcpserver.AddServer(d, server)
 			return append(sites, more...), err
 		}}
-	ch, changed, err := edit.Install(env.Folder.Root, old)
-	if err != nil {
-		return nil, err
-	}
-	if !changed {
-		return prev, nil
-	}
-	return json.Marshal(ch)
+	return edit.InstallRecorded(env.Folder.Root, "gemini", prev)
 }
 
 // Uninstall removes exactly what Install recorded; sandbox's hook leaves
 // a group the user has since put hooks of their own into.
 func (Integration) Uninstall(env install.Env, c install.Change) error {
-	var ch jsonedit.Change
-	if err := json.Unmarshal(c, &ch); err != nil {
-		return fmt.Errorf("gemini: recorded change: %w", err)
+	ch, err := jsonedit.DecodeRecord("gemini", c)
+	if err != nil {
+		return err
 	}
-	return jsonedit.UninstallFunc(env.Folder.Root, &ch, func(d *jsonedit.Doc) error {
+	return jsonedit.UninstallFunc(env.Folder.Root, ch, func(d *jsonedit.Doc) error {
 		if err := unhookSharedGroups(d, ch.Command); err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -116,32 +115,18 @@ func (Integration) Uninstall(env install.Env, c install.Change) error {
 // InstallFile registers e in the JSON file rel (under root) and returns
 // the change to record; prev is the change recorded before, if any.
 func InstallFile(root, rel string, e Entry, prev install.Change) (install.Change, error) {
-	var old *jsonedit.Change
-	if len(prev) > 0 {
-		old = &jsonedit.Change{}
-		if err := json.Unmarshal(prev, old); err != nil {
-			return nil, fmt.Errorf("mcp: recorded change: %w", err)
-		}
-	}
 	edit := jsonedit.Edit{File: rel, Command: e.Identity(),
 		Add:  func(d *jsonedit.Doc) ([]jsonedit.Site, error) { return AddServer(d, e) },
 		Ours: OursServer,
 	}
-	ch, changed, err := edit.Install(root, old)
-	if err != nil {
-		return nil, err
-	}
-	if !changed {
-		return prev, nil
-	}
-	return json.Marshal(ch)
+	return edit.InstallRecorded(root, "mcp", prev)
 }
 
 // UninstallFile removes the server entry recorded in c.
 func UninstallFile(root string, c install.Change) error {
-	var ch jsonedit.Change
-	if err := json.Unmarshal(c, &ch); err != nil {
-		return fmt.Errorf("mcp: recorded change: %w", err)
+	ch, err := jsonedit.DecodeRecord("mcp", c)
+	if err != nil {
+		return err
 	}
-	return jsonedit.Uninstall(root, &ch, OursServer(ch.Command))
+	return jsonedit.Uninstall(root, ch, OursServer(ch.Command))
 }

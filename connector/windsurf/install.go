@@ -1,8 +1,6 @@
 package windsurf
 
 import (
-	"encoding/json"
-	"fmt"
 	"path/filepath"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
@@ -40,33 +38,19 @@ func (Integration) Name() string { return Name }
 
 // Install merges the hooks into the hooks file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
-	var old *jsonedit.Change
-	if len(prev) > 0 {
-		old = &jsonedit.Change{}
-		if err := json.Unmarshal(prev, old); err != nil {
-			return nil, fmt.Errorf("windsurf: recorded change: %w", err)
-		}
-	}
 	cmd := claude.Command(env.Exe, Name)
 	edit := jsonedit.Edit{File: HooksFile, Command: cmd, Ours: adapter.OursFlat,
 		Add: func(d *jsonedit.Doc) ([]jsonedit.Site, error) {
 			return adapter.AddFlatHooks(d, cmd, Hooks(cmd), jsonedit.First)
 		}}
-	ch, changed, err := edit.Install(env.Folder.Root, old)
-	if err != nil {
-		return nil, err
-	}
-	if !changed {
-		return prev, nil
-	}
-	return json.Marshal(ch)
+	return edit.InstallRecorded(env.Folder.Root, "windsurf", prev)
 }
 
 // Uninstall removes exactly what Install recorded.
 func (Integration) Uninstall(env install.Env, c install.Change) error {
-	var ch jsonedit.Change
-	if err := json.Unmarshal(c, &ch); err != nil {
-		return fmt.Errorf("windsurf: recorded change: %w", err)
+	ch, err := jsonedit.DecodeRecord("windsurf", c)
+	if err != nil {
+		return err
 	}
-	return jsonedit.Uninstall(env.Folder.Root, &ch, adapter.OursFlat(ch.Command))
+	return jsonedit.Uninstall(env.Folder.Root, ch, adapter.OursFlat(ch.Command))
 }
