@@ -46,10 +46,14 @@ func compileHost(pat string) (*hostPattern, error) {
 	case host == "*":
 		p.kind = hostAny
 	case strings.HasPrefix(host, "*."):
-		p.kind, p.name = hostSuffix, host[1:]
-		if err := checkHostName(host[2:]); err != nil {
+		// The suffix is normalised like a destination (case, one trailing
+		// dot): "*.Evil.COM." must match api.evil.com, or a deny rule
+		// written that way would never deny.
+		suffix := strings.TrimSuffix(strings.ToLower(host[2:]), ".")
+		if err := checkHostName(suffix); err != nil {
 			return nil, errorf("%q: %v", pat, err)
 		}
+		p.kind, p.name = hostSuffix, "."+suffix
 	default:
 		d, err := normalizeHost(host)
 		if err != nil {
