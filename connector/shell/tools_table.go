@@ -45,9 +45,10 @@ var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 		"sort": {role: roleRead, writeOpts: []string{"-o", "--output"}, readOpts: []string{"--files0-from", "--random-source"},
 			opts:       optSpec{argShort: "kotTS", argLong: []string{"--key", "--output", "--field-separator", "--temporary-directory", "--buffer-size", "--parallel", "--batch-size", "--compress-program", "--files0-from", "--random-source", "--sort"}},
 			opaqueOpts: []string{"--compress-program runs a program"}},
-		"uniq":    {role: roleInOut, opts: optSpec{argShort: "fsw", argLong: []string{"--skip-fields", "--skip-chars", "--check-chars"}}},
-		"cut":     {role: roleRead, opts: optSpec{argShort: "bcdf", argLong: []string{"--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"}}},
-		"base64":  {role: roleRead, opts: optSpec{argShort: "w", argLong: []string{"--wrap"}}},
+		"uniq": {role: roleInOut, opts: optSpec{argShort: "fsw", argLong: []string{"--skip-fields", "--skip-chars", "--check-chars"}}},
+		"cut":  {role: roleRead, opts: optSpec{argShort: "bcdf", argLong: []string{"--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"}}},
+		// macOS base64 writes -o/--output FILE (GNU has no such option).
+		"base64":  {role: roleRead, writeOpts: []string{"-o", "--output"}, opts: optSpec{argShort: "wo", argLong: []string{"--wrap", "--output"}}},
 		"xxd":     {role: roleInOut, opts: optSpec{argShort: "cglosn", argLong: []string{"-cols", "-groupsize", "-len", "-seek", "-name"}}},
 		"od":      {role: roleRead, opts: optSpec{argShort: "AjNStw", argLong: []string{"--address-radix", "--skip-bytes", "--read-bytes", "--strings", "--format", "--width", "--endian"}}},
 		"hexdump": {role: roleRead, readOpts: []string{"-f"}, opts: optSpec{argShort: "efns"}},
