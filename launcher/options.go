@@ -62,6 +62,10 @@ type Options struct {
 	Stdin  io.Reader // default: none (the null device)
 	Stdout io.Writer // default: none
 	Stderr io.Writer // default: none; also receives the "not enforced" warning
+	// Quiet leaves out the "not enforced" warning: the command's stderr is
+	// the command's own (connector mode's jailed commands; doctor and the
+	// session brief say what is degraded).
+	Quiet bool
 
 	// Logger receives debug and proxy decisions; nil discards.
 	Logger *slog.Logger

@@ -41,7 +41,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{NotEnforced: weak}, err
 	}
-	if w := NotEnforcedWarning(weak); w != "" && o.Stderr != nil {
+	if w := NotEnforcedWarning(weak); w != "" && o.Stderr != nil && !o.Quiet {
 		io.WriteString(o.Stderr, w)
 	}
 	st, err := r.run(ctx)

@@ -53,6 +53,7 @@ func runDoctor(_ context.Context, opts *doctorOptions) error {
 	checks = append(checks, systemChecks()...)
 	checks = append(checks, jailLayers()...)
 	checks = append(checks, stateCheck())
+	checks = append(checks, connectorChecks()...)
 	checks = append(checks, agentChecks()...)
 	if opts.json {
 		enc := json.NewEncoder(opts.out)

@@ -64,6 +64,9 @@ func runInit(_ context.Context, opts *initOptions, args []string) error {
 	if err := initPolicy(opts.out, f, st); err != nil {
 		return err
 	}
+	if err := printJailProbe(opts.out, st); err != nil {
+		return err
+	}
 	return installIntegrations(opts, f)
 }
 

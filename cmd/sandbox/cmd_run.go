@@ -24,6 +24,7 @@ type runOptions struct {
 	allowHosts    []string
 	report        string // CI mode: write the summary as JSON here
 	failOnDeny    bool   // CI mode: exit non-zero when an escalation was denied
+	quiet         bool   // no notices of our own: the command's output alone
 	argv          []string
 	stdin         io.Reader
 	stdout        io.Writer
@@ -56,6 +57,7 @@ func newRunCmd() *cobra.Command {
 	f.StringSliceVar(&opts.allowHosts, "allow-host", nil, "let the proxy pass HOST or HOST:PORT (repeatable)")
 	f.StringVar(&opts.report, "report", "", "CI mode: write every escalation and its outcome to FILE as JSON")
 	f.BoolVar(&opts.failOnDeny, "fail-on-deny", false, "CI mode: exit non-zero when any escalation was denied")
+	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print nothing of sandbox's own unless it fails: the command's output and exit status alone (connector mode runs allowed commands so)")
 	return cmd
 }
 
@@ -106,7 +108,7 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 	}
 	lo := launcher.Options{
 		Folder: f, Argv: o.argv, Agent: o.agent, Writable: o.writable, CI: o.ci,
-		ShimDir: f.Shims(), ForwardSignals: true,
+		ShimDir: f.Shims(), ForwardSignals: true, Quiet: o.quiet,
 		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr,
 	}
 	lo.Dir = projectCwd(f)

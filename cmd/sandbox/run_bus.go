@@ -39,7 +39,7 @@ func startRunBus(ctx context.Context, opts *runOptions, lo *launcher.Options) (*
 	if allow != nil {
 		lo.Decider = launcher.FirstAllow(allow, lo.Decider)
 	}
-	if !opts.ci {
+	if !opts.ci && !opts.quiet {
 		fmt.Fprintln(opts.stderr, "sandbox: escalations wait for a human: run `sandbox watch` (or `sandbox serve`) in another terminal")
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

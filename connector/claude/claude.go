@@ -25,6 +25,10 @@ type Profile struct {
 	// "allow" decision; without it the hook prints nothing, which leaves
 	// the agent's own rules in charge.
 	AllowJSON bool
+	// UpdatesInput says whether the agent honours updatedInput with an
+	// "allow" decision: an allowed shell command then runs in the project
+	// jail (hook.Outcome.Jailed). Without it the command runs as it came.
+	UpdatesInput bool
 	// MapTool translates one tool call into call (Action and payload).
 	MapTool func(name string, input json.RawMessage, call *hook.Call) error
 	// Brief tunes the SessionStart text.
@@ -33,10 +37,11 @@ type Profile struct {
 
 // Claude is Claude Code's profile.
 var Claude = Profile{
-	Name:      "claude",
-	Source:    queue.SourceClaudeHook,
-	AllowJSON: true,
-	MapTool:   MapTool,
+	Name:         "claude",
+	Source:       queue.SourceClaudeHook,
+	AllowJSON:    true,
+	UpdatesInput: true,
+	MapTool:      MapTool,
 	Brief: hook.BriefOptions{
 		Justify: "Give every Bash call a clear `description`: it is the justification the human reads before approving.",
 	},

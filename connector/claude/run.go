@@ -97,29 +97,56 @@ func pre(ctx context.Context, p Profile, core *hook.Core, in *Input, cwd string,
 	if err != nil {
 		return err
 	}
-	if ans := answer(p, out); ans != nil {
-		return WriteOutput(w, ans)
+	ans, err := answer(p, out, in.ToolInput)
+	if ans == nil || err != nil {
+		return err
 	}
-	return nil
+	return WriteOutput(w, ans)
 }
 
-// answer renders an outcome; nil means print nothing.
-func answer(p Profile, out *hook.Outcome) *Output {
+// answer renders an outcome; nil means print nothing. An allowed shell
+// command the core jailed comes back as the agent's own input with the
+// command replaced, so that the agent runs it in the project jail.
+func answer(p Profile, out *hook.Outcome, input json.RawMessage) (*Output, error) {
 	switch out.Verdict {
 	case hook.Allow:
-		if !p.AllowJSON {
-			return nil
+		if out.Jailed != "" && p.UpdatesInput {
+			upd, err := withCommand(input, out.Jailed)
+			if err != nil {
+				return nil, err
+			}
+			return &Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "allow",
+				UpdatedInput: upd}}, nil
 		}
-		return &Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "allow"}}
+		if !p.AllowJSON {
+			return nil, nil
+		}
+		return &Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "allow"}}, nil
 	case hook.Defer:
-		return nil
+		return nil, nil
 	}
 	reason := out.Reason
 	if reason == "" {
 		reason = "sandbox: denied."
 	}
 	return &Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "deny",
-		PermissionDecisionReason: reason}}
+		PermissionDecisionReason: reason}}, nil
+}
+
+// withCommand is the tool input with its command replaced, every other
+// field (description, timeout, run_in_background, ...) as the agent sent
+// it.
+func withCommand(input json.RawMessage, command string) (map[string]json.RawMessage, error) {
+	fields := map[string]json.RawMessage{}
+	if err := json.Unmarshal(input, &fields); err != nil {
+		return nil, fmt.Errorf("tool_input: %w", err)
+	}
+	cmd, err := json.Marshal(command)
+	if err != nil {
+		return nil, fmt.Errorf("jailed command: %w", err)
+	}
+	fields["command"] = cmd
+	return fields, nil
 }
 
 func post(ctx context.Context, p Profile, core *hook.Core, in *Input, cwd string) error {

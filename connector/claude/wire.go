@@ -44,6 +44,9 @@ type Specific struct {
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	AdditionalContext        string `json:"additionalContext,omitempty"`
+	// UpdatedInput replaces the tool's input (with "allow"): the whole
+	// input, every field the agent sent kept, the command jailed.
+	UpdatedInput map[string]json.RawMessage `json:"updatedInput,omitempty"`
 }
 
 // ReadInput decodes one event, refusing oversize or malformed input and
@@ -87,7 +90,7 @@ func WriteOutput(w io.Writer, out *Output) error {
 // its reflection: an allowed call's hook answers this on every tool call.
 func plainDecision(out *Output) (string, bool) {
 	s := out.HookSpecificOutput
-	if s == nil || s.PermissionDecisionReason != "" || s.AdditionalContext != "" ||
+	if s == nil || s.PermissionDecisionReason != "" || s.AdditionalContext != "" || s.UpdatedInput != nil ||
 		!isLetters(s.HookEventName) || s.PermissionDecision != "" && !isLetters(s.PermissionDecision) {
 		return "", false
 	}

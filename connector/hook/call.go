@@ -84,4 +84,8 @@ type Outcome struct {
 	Decision  policy.Decision
 	RequestID string
 	Result    *queue.Result // set when an escalation finished
+	// Jailed is an allowed shell call's command rewritten to run in the
+	// project jail ("" when the core does not jail); adapters that can
+	// replace the tool's input run it instead of the original.
+	Jailed string
 }

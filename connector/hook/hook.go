@@ -64,6 +64,10 @@ type Core struct {
 	Queue     func() (Queue, error)
 	Audit     Recorder
 	Originals Originals
+	// Jail, when set, rewrites allowed shell commands into the project
+	// jail (Outcome.Jailed); JailState says which mode the core is in.
+	Jail      Jailer
+	JailState JailState
 	Options   Options
 	Log       *slog.Logger
 	now       func() time.Time

@@ -39,8 +39,24 @@ func (c *Core) Brief(o BriefOptions) string {
 	if o.Justify != "" {
 		lines = append(lines, "- "+o.Justify)
 	}
+	if l := c.jailLine(); l != "" {
+		lines = append(lines, l)
+	}
 	if o.MCP {
 		lines = append(lines, "- MCP tools: run_privileged asks for a command directly, check_request returns the result of a request id, sandbox_status shows what is pending.")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// jailLine tells the model where its allowed commands run.
+func (c *Core) jailLine() string {
+	switch c.JailState {
+	case JailWraps:
+		return "- Allowed shell commands run inside the project jail (sandbox run): writes outside the project, secrets in your home and unapproved network destinations fail there; ask for them instead (they go to a human)."
+	case JailInside:
+		return "- This agent runs inside the project jail (sandbox run): every command is confined by the kernel; privileged commands still go to a human."
+	case JailUnavailable:
+		return "- The jail cannot be built on this machine, so allowed shell commands run with the user's rights, checked by the policy's analyzer alone (see `sandbox doctor`)."
+	}
+	return ""
 }

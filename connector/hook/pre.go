@@ -53,7 +53,11 @@ func (c *Core) allow(ctx context.Context, call *Call, d policy.Decision) (*Outco
 	if c.Options.DeferAllow {
 		v = Defer
 	}
-	return &Outcome{Verdict: v, Decision: d}, nil
+	jailed, err := c.wrap(call)
+	if err != nil {
+		return nil, fmt.Errorf("running the command in the project jail: %w", err)
+	}
+	return &Outcome{Verdict: v, Decision: d, Jailed: jailed}, nil
 }
 
 func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Outcome, error) {

@@ -46,14 +46,20 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (sandbox's hooks are installed here: run `sandbox init`, or `sandbox uninstall` to remove them)", err)
 	}
+	if Jailed() {
+		return openInside(f, o, log)
+	}
 	st, err := userstate.Open(false)
 	if err != nil {
-		return nil, fmt.Errorf("per-user state: %w (run `sandbox init` once)", err)
+		return nil, fmt.Errorf("per-user state: %w (run `sandbox init DIR` outside any jail to create it)", err)
 	}
 	core := &hook.Core{
 		Folder: f, Log: log,
 		Originals: originals.Open(f),
 		Options:   hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
+	}
+	if core.Jail, core.JailState, err = jailFor(f, st); err != nil {
+		return nil, err
 	}
 	if o.Classify {
 		if err := loadPolicy(core, st); err != nil {

@@ -1,0 +1,208 @@
+//go:build linux
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+)
+
+// proveJail is a script in the project that a human allowed to run
+// (`./probe.sh` added to the policy's allow rules: the analyzer cannot
+// see what a script does, as with a Makefile or a test). It shows where
+// it ran: a write outside the project fails only in the jail, the jail
+// sets no_new_privs, and its exit status (3) is its own.
+const proveJail = "#!/bin/bash\necho start-marker\ngrep NoNewPrivs /proc/self/status\n" +
+	"if echo x > /etc/sandbox-e2e-escape 2>/dev/null; then echo WROTE-OUTSIDE; else echo CONTAINED; fi\n" +
+	"echo to-stderr >&2\nexit 3\n"
+
+// In connector mode the hook rewrites an allowed Bash call into the same
+// command run in the project jail (Claude Code's updatedInput): the real
+// Claude Code runs it, and the model receives the jailed command's
+// output, stderr and exit status as its own.
+func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
+	testenv.RequireRoot(t)
+	os.Remove("/etc/sandbox-e2e-escape")
+	e := newEnv(t)
+	dir := e.project("claude", map[string]string{"probe.sh": proveJail})
+	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
+	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
+	model := startModel(t, bashCall("./probe.sh", "show where commands run"))
+	a := e.approver(dir, approveAll)
+	e.runClaude(t, dir, model)
+
+	res := resultOf(t, model.MainRequests(), 1)
+	mustContain(t, "the tool result", res.Content, "start-marker", "NoNewPrivs:\t1", "CONTAINED", "to-stderr", "Exit code 3")
+	if strings.Contains(res.Content, "WROTE-OUTSIDE") || strings.Contains(res.Content, "sandbox:") {
+		t.Errorf("the command ran outside the jail, or sandbox spoke in its output:\n%s", res.Content)
+	}
+	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
+		os.Remove("/etc/sandbox-e2e-escape")
+		t.Error("the allowed command wrote outside the project")
+	}
+	if seen := a.answered(); len(seen) != 0 {
+		t.Errorf("the allowed call reached the approver: %+v", seen)
+	}
+}
+
+// The README's two quick starts together: `sandbox init . --claude --mcp`
+// and then `sandbox run -- claude`. The hooks run inside the jail, where
+// the per-user state is hidden: an allowed call runs (jailed, not
+// rewritten again), an escalated one goes through the bus to a scripted
+// human, and both outputs reach the model.
+func TestClaudeHooksWorkUnderSandboxRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	e := newEnv(t)
+	dir := e.project("claude", map[string]string{"data.txt": "secret\n"})
+	e.mustSandbox("init", dir, "--mcp")
+	model := startModel(t,
+		bashCall(`echo allowed-marker; grep NoNewPrivs /proc/self/status`, "show the jail"),
+		bashCall(escalating, "make data.txt private (e2e)"))
+	addr := forward(t, "127.0.0.2", strings.TrimPrefix(model.URL, "http://"))
+	a := e.approver(dir, approveAll)
+	out := e.runClaudeJailed(t, dir, "http://"+addr, addr)
+
+	allowed := resultOf(t, model.MainRequests(), 1)
+	mustContain(t, "the allowed call's result", allowed.Content, "allowed-marker", "NoNewPrivs:\t1")
+	for _, bad := range []string{"per-user", "sandbox init", "run --quiet"} {
+		if strings.Contains(allowed.Content, bad) {
+			t.Errorf("the allowed call's result mentions %q:\n%s", bad, allowed.Content)
+		}
+	}
+	esc := resultOf(t, model.MainRequests(), 2)
+	mustContain(t, "the escalated call's result", esc.Content, "sandbox: APPROVED and EXECUTED", "OUTPUT-MARKER-1")
+	req := onlyOne(t, a)
+	if req.Kind != queue.KindShell || req.Source != queue.SourceClaudeHook {
+		t.Errorf("request %+v", req)
+	}
+	mustContain(t, "claude's answer", out, `"result":"finished"`)
+}
+
+// runClaudeJailed runs `sandbox run -- claude -p` in dir with the fake
+// model at baseURL, whose address the accepted policy lets out.
+func (e *env) runClaudeJailed(t *testing.T, dir, baseURL, addr string) string {
+	t.Helper()
+	e.editPolicy(t, dir, "network:\n  allow:\n", "network:\n  allow:\n    - \""+addr+"\"\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sandboxBin, "run", "--quiet", "--dir", dir, "--", client(t, "claude"),
+		"-p", "do the task", "--output-format", "json", "--allowedTools", "Bash")
+	cmd.Dir = dir
+	cmd.Env = e.vars("ANTHROPIC_BASE_URL="+baseURL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CONFIG_DIR="+t.TempDir(),
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sandbox run claude: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// editPolicy replaces old with new in dir's policy and accepts it.
+func (e *env) editPolicy(t *testing.T, dir, old, new string) {
+	t.Helper()
+	pol := filepath.Join(dir, ".sandbox", "policy.yaml")
+	src := readFile(t, pol)
+	if !strings.Contains(src, old) {
+		t.Fatalf("the policy lacks %q", old)
+	}
+	if err := os.WriteFile(pol, []byte(strings.Replace(src, old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.mustSandbox("policy", "accept", "--yes", "--dir", dir)
+}
+
+// forward relays connections from a free port on host to target, so that
+// the jail reaches a loopback server through the run's proxy: the jail's
+// NO_PROXY holds 127.0.0.1, not 127.0.0.2.
+func forward(t *testing.T, host, target string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", host+":0")
+	if err != nil {
+		testenv.Skip(t, "no "+host+" here: "+err.Error())
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				up, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go func() { io.Copy(up, c); up.(*net.TCPConn).CloseWrite() }()
+				io.Copy(c, up)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A hostile agent outside any jail that sets the launcher's marker in the
+// hook's environment gets no weaker answer: the hook still asks the
+// per-user state and still rewrites the allowed command into the jail
+// (the marker counts only with no_new_privs, which the agent's process
+// would have to carry). The rewritten command, run by bash as Claude Code
+// runs it, does exactly what the original does, whatever quotes and
+// substitutions the original holds.
+func TestHookForgedJailMarkerStillJails(t *testing.T) {
+	testenv.RequireRoot(t)
+	e := newEnv(t)
+	dir := e.project("claude", nil)
+	original := `echo "it's" '$(id -u)' "a\\b" $'tab\there'; printf '%s\n' "'\''"`
+	ev := preEvent(dir, "Bash", map[string]any{"command": original, "description": "quoting", "timeout": 60000})
+	in, _ := json.Marshal(ev)
+	cmd := exec.Command(sandboxBin, "hook", "claude")
+	cmd.Env = e.vars("SANDBOX_JAIL=1")
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hook: %v", err)
+	}
+	var ans struct {
+		HookSpecificOutput struct {
+			PermissionDecision string
+			UpdatedInput       map[string]any
+		}
+	}
+	if err := json.Unmarshal(out, &ans); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	upd := ans.HookSpecificOutput.UpdatedInput
+	jailed, _ := upd["command"].(string)
+	if ans.HookSpecificOutput.PermissionDecision != "allow" || !strings.Contains(jailed, " run --quiet ") {
+		t.Fatalf("a forged marker got an unjailed answer: %s", out)
+	}
+	if upd["description"] != "quoting" || upd["timeout"] != float64(60000) {
+		t.Errorf("the other input fields were not kept: %v", upd)
+	}
+	want, _ := exec.Command("bash", "-c", original).CombinedOutput()
+	run := exec.Command("bash", "-c", jailed)
+	run.Dir, run.Env = dir, e.vars()
+	got, err := run.CombinedOutput()
+	if err != nil || string(got) != string(want) {
+		t.Errorf("jailed: %v\n%q\nwant %q", err, got, want)
+	}
+}
