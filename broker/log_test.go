@@ -145,3 +145,17 @@ func TestRunLogsWhyItCouldNotStart(t *testing.T) {
 		t.Errorf("log %q", b)
 	}
 }
+
+// TestRunLogIsPrivate: the log holds whatever the command printed, so
+// only the user may read it, whatever the umask.
+func TestRunLogIsPrivate(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "r.log")
+	mustRun(t, broker.Spec{Script: "echo token", LogPath: log})
+	fi, err := os.Stat(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("log mode %v, want 0600", fi.Mode().Perm())
+	}
+}

@@ -93,13 +93,17 @@ func (o *output) close() error {
 	return nil
 }
 
-// createLog creates path for writing. It refuses an existing file and never
-// follows a symbolic link at path.
+// LogMode is the mode of the log file: it holds whatever the command
+// printed (tokens, file contents), so only the user reads it.
+const LogMode = 0o600
+
+// createLog creates path for writing (mode LogMode). It refuses an
+// existing file and never follows a symbolic link at path.
 func createLog(path string) (*os.File, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, LogMode)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("%w: %s already exists", ErrLog, path)

@@ -73,6 +73,7 @@ func start(s Spec, path string, args []string, o *output) (p *proc, err error) {
 	if err != nil {
 		return nil, err
 	}
+	cloexecInherited()
 	p.started = time.Now()
 	err = p.cmd.Start()
 	closeAll(child)

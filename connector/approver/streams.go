@@ -43,7 +43,7 @@ type streamIndex struct {
 }
 
 func createStreamIndex(f folder.Folder, id string, log *slog.Logger) *streamIndex {
-	file, err := os.OpenFile(StreamIndexPath(f, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	file, err := os.OpenFile(StreamIndexPath(f, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, broker.LogMode)
 	if err != nil {
 		log.Warn("no stream index; followers will see the output merged", "id", id, "err", err)
 		return &streamIndex{log: log}
