@@ -36,6 +36,10 @@ var (
 	ErrPath = errors.New("broker: bad path")
 	// ErrNoFile: an edit's target does not exist.
 	ErrNoFile = errors.New("broker: file does not exist")
+	// ErrSwapped: after the rename, the file at the target is not the one
+	// the broker wrote (another process renamed its own file over it, or
+	// wrote into it). The write counts as failed.
+	ErrSwapped = errors.New("broker: the written file was swapped")
 )
 
 // Edit errors (Claude Code's semantics).

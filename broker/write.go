@@ -38,19 +38,49 @@ type WriteOutcome struct {
 // planted; its target is walked under the same rules. The target itself
 // must be a regular file or absent: a link there is refused (ErrSymlink),
 // never replaced, and its target is untouched.
-func ApplyWrite(root, path string, content []byte) (WriteOutcome, error) {
-	return apply(root, path, false, func([]byte) ([]byte, error) { return content, nil })
+//
+// With StageIn the new content is staged in that directory (one the jail
+// cannot write), not beside the target; see StageIn.
+func ApplyWrite(root, path string, content []byte, opts ...WriteOption) (WriteOutcome, error) {
+	return apply(root, path, false, newWriteConfig(opts), func([]byte) ([]byte, error) { return content, nil })
 }
+
+// WriteOption configures ApplyWrite and ApplyEdits.
+type WriteOption func(*writeConfig)
+
+type writeConfig struct {
+	stage string // staging directory; "" stages beside the target
+}
+
+func newWriteConfig(opts []WriteOption) writeConfig {
+	var c writeConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// StageIn stages the new content in dir and renames it into place from
+// there. A temporary file beside the target is exposed to whoever can
+// write the target's directory (a jailed process in the project): it can
+// rename a file of its own over the temporary name between the write and
+// the rename, and the approved name then holds its content. dir must be a
+// directory the jail cannot write (the queue's trusted staging directory);
+// when it lies on another file system than the target, the write stages
+// beside the target after all. Either way the file in place after the
+// rename is checked to be the one written (same inode, same bytes), and a
+// mismatch fails the write with ErrSwapped.
+func StageIn(dir string) WriteOption { return func(c *writeConfig) { c.stage = dir } }
 
 // ApplyEdits applies edits, in order, to the existing regular file at path
 // (see Edit and applyEdits), and writes the result as ApplyWrite does,
 // keeping the file's mode. The file must exist, have one link and be at
 // most MaxEditSize bytes.
-func ApplyEdits(root, path string, edits []Edit) (WriteOutcome, error) {
+func ApplyEdits(root, path string, edits []Edit, opts ...WriteOption) (WriteOutcome, error) {
 	if err := checkEdits(edits); err != nil {
 		return WriteOutcome{}, fmt.Errorf("broker: edit %s: %w", path, err)
 	}
-	return apply(root, path, true, func(old []byte) ([]byte, error) {
+	return apply(root, path, true, newWriteConfig(opts), func(old []byte) ([]byte, error) {
 		s, err := applyEdits(string(old), edits)
 		return []byte(s), err
 	})
@@ -58,7 +88,7 @@ func ApplyEdits(root, path string, edits []Edit) (WriteOutcome, error) {
 
 // apply locates path and replaces it with what change makes of its old
 // content (read only for edits).
-func apply(root, path string, edit bool, change func(old []byte) ([]byte, error)) (WriteOutcome, error) {
+func apply(root, path string, edit bool, c writeConfig, change func(old []byte) ([]byte, error)) (WriteOutcome, error) {
 	verb := "write"
 	if edit {
 		verb = "edit"
@@ -67,7 +97,7 @@ func apply(root, path string, edit bool, change func(old []byte) ([]byte, error)
 	if err != nil {
 		return WriteOutcome{}, fmt.Errorf("broker: %s %s: %w", verb, path, err)
 	}
-	created, data, err := t.replace(edit, change)
+	created, data, err := t.replace(edit, c, change)
 	if err != nil {
 		return WriteOutcome{}, fmt.Errorf("broker: %s %s: %w", verb, t.abs, err)
 	}

@@ -3,6 +3,7 @@
 package broker
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -15,7 +16,7 @@ import (
 
 // replace writes the new content in place of t.name in its parent
 // directory, which is reached without following links.
-func (t target) replace(edit bool, change func(old []byte) ([]byte, error)) (created bool, data []byte, err error) {
+func (t target) replace(edit bool, c writeConfig, change func(old []byte) ([]byte, error)) (created bool, data []byte, err error) {
 	dirfd, err := t.openParent(!edit)
 	if err != nil {
 		return false, nil, err
@@ -37,7 +38,7 @@ func (t target) replace(edit bool, change func(old []byte) ([]byte, error)) (cre
 	if data, err = change(old); err != nil {
 		return false, nil, err
 	}
-	return !cur.exists, data, commitAt(dirfd, t.name, data, cur)
+	return !cur.exists, data, commitAt(dirfd, t.name, data, cur, c.stage)
 }
 
 // fileInfo is what the target was before the write.
@@ -100,17 +101,32 @@ func readAt(dirfd int, name string, cur fileInfo) (data []byte, err error) {
 	return data, err
 }
 
-// commitAt writes data to a new temporary file in dirfd and renames it
-// over name. A link planted at name after the check is replaced, never
-// followed.
-func commitAt(dirfd int, name string, data []byte, cur fileInfo) error {
-	tmp, err := writeTempAt(dirfd, data, cur)
+// commitAt writes data to a new temporary file, in stage when it is on
+// the same file system as dirfd (else in dirfd), renames it over name and
+// checks that what is at name then is that file with those bytes. A link
+// planted at name after the check is replaced, never followed.
+func commitAt(dirfd int, name string, data []byte, cur fileInfo, stage string) error {
+	stagefd, err := stagingDir(dirfd, stage)
 	if err != nil {
 		return err
 	}
-	if err := unix.Renameat(dirfd, tmp, dirfd, name); err != nil {
-		unix.Unlinkat(dirfd, tmp, 0)
+	defer unix.Close(stagefd)
+	tmp, f, err := writeTempAt(stagefd, dirfd, data, cur)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	err = unix.Renameat(stagefd, tmp, dirfd, name)
+	if errors.Is(err, unix.EXDEV) && stagefd != dirfd { // same device, another mount
+		unix.Unlinkat(stagefd, tmp, 0)
+		return commitAt(dirfd, name, data, cur, "")
+	}
+	if err != nil {
+		unix.Unlinkat(stagefd, tmp, 0)
 		return fmt.Errorf("rename into place: %w", err)
+	}
+	if err := verifyAt(dirfd, name, f, data); err != nil {
+		return err
 	}
 	if err := unix.Fsync(dirfd); err != nil {
 		return fmt.Errorf("sync directory: %w", err)
@@ -118,36 +134,83 @@ func commitAt(dirfd int, name string, data []byte, cur fileInfo) error {
 	return nil
 }
 
+// stagingDir opens stage (not following a link at its last component)
+// when it is a directory on dirfd's file system; otherwise, or without a
+// stage, it returns a duplicate of dirfd: the write stages beside the
+// target.
+func stagingDir(dirfd int, stage string) (int, error) {
+	if stage != "" {
+		fd, err := unix.Open(stage, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err == nil {
+			var a, b unix.Stat_t
+			if unix.Fstat(fd, &a) == nil && unix.Fstat(dirfd, &b) == nil && a.Dev == b.Dev {
+				return fd, nil
+			}
+			unix.Close(fd)
+		}
+	}
+	fd, err := unix.FcntlInt(uintptr(dirfd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("staging directory: %w", err)
+	}
+	return fd, nil
+}
+
+// verifyAt checks that name in dirfd is now the file f that was renamed
+// there (not a file renamed over the temporary name before the rename, nor
+// over the target after it) and that it holds exactly data.
+func verifyAt(dirfd int, name string, f *os.File, data []byte) error {
+	var placed, ours unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &placed, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("%w: %s is gone after the rename: %w", ErrSwapped, name, err)
+	}
+	if err := unix.Fstat(int(f.Fd()), &ours); err != nil {
+		return err
+	}
+	if placed.Dev != ours.Dev || placed.Ino != ours.Ino {
+		return fmt.Errorf("%w: %s is not the file written", ErrSwapped, name)
+	}
+	got := make([]byte, len(data)+1)
+	n, err := f.ReadAt(got, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read back: %w", err)
+	}
+	if !bytes.Equal(got[:n], data) {
+		return fmt.Errorf("%w: %s changed while it was written", ErrSwapped, name)
+	}
+	return nil
+}
+
 // writeTempAt creates a temporary file in dirfd holding data, with cur's
-// mode (and owner, when the broker runs as root), synced to disk.
-func writeTempAt(dirfd int, data []byte, cur fileInfo) (tmp string, err error) {
+// mode (and owner, when the broker runs as root: for a new file, the
+// owner of the target's directory ownerfd), synced to disk.
+// The file is returned open, for the check after the rename.
+func writeTempAt(dirfd, ownerfd int, data []byte, cur fileInfo) (tmp string, f *os.File, err error) {
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	tmp = ".sandbox-write-" + hex.EncodeToString(rnd[:])
-	fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	fd, err := unix.Openat(dirfd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return "", fmt.Errorf("temporary file: %w", err)
+		return "", nil, fmt.Errorf("temporary file: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), tmp)
+	f = os.NewFile(uintptr(fd), tmp)
 	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
 		if err != nil {
+			f.Close()
 			unix.Unlinkat(dirfd, tmp, 0)
 			err = fmt.Errorf("temporary file: %w", err)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if os.Geteuid() == 0 {
-		keepOwner(dirfd, fd, cur)
+		keepOwner(ownerfd, fd, cur)
 	}
 	if err = unix.Fchmod(fd, cur.mode); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return tmp, f.Sync()
+	return tmp, f, f.Sync()
 }
 
 // keepOwner gives the new file the old file's owner, or the directory's

@@ -15,7 +15,7 @@ import (
 // and a link or any other reparse point is refused. There is a window
 // between the check and the write that the Unix walk does not have; the
 // handle-based version is a later issue.
-func (t target) replace(edit bool, change func(old []byte) ([]byte, error)) (created bool, data []byte, err error) {
+func (t target) replace(edit bool, _ writeConfig, change func(old []byte) ([]byte, error)) (created bool, data []byte, err error) {
 	dir, err := checkDirs(t.base, t.dirs, !edit)
 	if err != nil {
 		return false, nil, err

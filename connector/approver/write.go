@@ -2,6 +2,7 @@ package approver
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/broker"
@@ -19,10 +20,11 @@ func (a *Approver) applyWrite(req *queue.Request) *queue.Result {
 	started := time.Now()
 	var out broker.WriteOutcome
 	var err error
+	stage := broker.StageIn(a.stagingDir())
 	if p.Content != nil {
-		out, err = broker.ApplyWrite(a.f.Root, p.Path, []byte(*p.Content))
+		out, err = broker.ApplyWrite(a.f.Root, p.Path, []byte(*p.Content), stage)
 	} else {
-		out, err = broker.ApplyEdits(a.f.Root, p.Path, brokerEdits(p.Edits))
+		out, err = broker.ApplyEdits(a.f.Root, p.Path, brokerEdits(p.Edits), stage)
 	}
 	finished := time.Now()
 	res := &queue.Result{Started: started.UTC(), Finished: finished.UTC(), DurationMS: finished.Sub(started).Milliseconds()}
@@ -39,6 +41,12 @@ func (a *Approver) applyWrite(req *queue.Request) *queue.Result {
 	res.Stdout = fmt.Sprintf("%s %s (%d bytes, sha256 %s)\n", verb, out.Path, out.Size, out.SHA256)
 	return res
 }
+
+// stagingDir is where approved writes are staged: the queue's trusted
+// staging directory (.sandbox/escalations/staging, 0700), which no jail
+// can write, so that no jailed process can swap the staged file before it
+// is renamed into place.
+func (a *Approver) stagingDir() string { return filepath.Join(a.f.Escalations(), "staging") }
 
 func brokerEdits(edits []queue.Edit) []broker.Edit {
 	out := make([]broker.Edit, len(edits))
