@@ -233,7 +233,7 @@ var optionSensitive = map[string]bool{
 	"sed": true, "awk": true, "gawk": true, "mawk": true, "nawk": true, "find": true,
 	"git": true, "rg": true, "tar": true, "bsdtar": true, "rsync": true, "man": true,
 	"less": true, "sort": true, "make": true, "gmake": true, "npm": true, "pnpm": true,
-	"yarn": true, "npx": true, "go": true, "cargo": true, "cp": true, "mv": true,
+	"yarn": true, "npx": true, "go": true, "gofmt": true, "cargo": true, "cp": true, "mv": true,
 	"ln": true, "install": true, "curl": true, "wget": true, "sqlite3": true, "deno": true,
 	"bat": true, "tree": true, "env": true, "xargs": true,
 }

@@ -100,6 +100,9 @@ type Effect struct {
 	Host string
 	// Dynamic is set when Path or Host contains an expansion.
 	Dynamic bool
+	// Recursive is set on a Read of a directory whose whole tree the tool
+	// reads (grep -r, rg, diff -r, cp -r): it reads every file under Path.
+	Recursive bool
 	// Reason says why this effect exists, for the human:
 	// "redirection >", "sed -i edits its files", "eval runs a string".
 	Reason string

@@ -34,13 +34,28 @@ var dangerousVars = sync.OnceValue(func() map[string]string {
 		"GNUMAKEFLAGS": "", "MAKE": "", "RUSTC": "", "RUSTC_WRAPPER": "", "RUSTFLAGS": "",
 		"RUSTDOCFLAGS": "", "GCONV_PATH": "", "LOCPATH": "", "NLSPATH": "", "TERMINFO": "",
 		"HOSTALIASES": "", "RESOLV_HOST_CONF": "",
+		// Toolchains: programs they run, where they write, what they load.
+		"GOCACHEPROG": "runs a program as the Go build cache", "GOAUTH": "runs programs to authenticate",
+		"GOCACHE": "moves where go writes", "GOBIN": "moves where go install writes",
+		"GOTMPDIR": "moves where go writes", "GOCOVERDIR": "moves where go writes",
+		"GOWORK": "builds with another workspace file", "GOTOOLDIR": "", "GCCGO": "", "GOVCS": "",
+		"GOROOT_FINAL": "", "PKG_CONFIG": "", "FC": "", "RUSTDOC": "", "RUSTUP_TOOLCHAIN": "",
+		"JAVA_HOME": "", "GRADLE_USER_HOME": "", "MAVEN_ARGS": "", "M2_HOME": "", "MAVEN_HOME": "",
 	}
 })
+
+// safeVarsInFamily are harmless names inside a dangerous prefix family
+// (CGO_ENABLED=0 go build, NODE_ENV=test npm test).
+var safeVarsInFamily = map[string]bool{"CGO_ENABLED": true, "NODE_ENV": true, "NODE_NO_WARNINGS": true}
 
 // Prefixes of variable families that change what runs.
 var dangerousPrefixes = []string{
 	"LD_", "DYLD_", "GIT_", "BASH_FUNC_", "NPM_CONFIG_", "YARN_", "CARGO_",
 	"PIP_", "UV_", "POETRY_", "PNPM_", "BUN_", "DENO_", "COMPOSER_", "DOTNET_", "COMPLUS_",
+	// cgo's compilers and flag allowlists (CGO_CFLAGS_ALLOW, ...), the
+	// cross compilers cgo runs (CC_FOR_linux_amd64), rustc wrappers and
+	// toolchains, pytest options and plugins, node's loaders and outputs.
+	"CGO_", "CC_FOR_", "CXX_FOR_", "RUSTC_", "RUSTUP_", "PYTEST_", "NODE_",
 }
 
 // dangerousVar returns why assigning name escalates, or "".
@@ -50,6 +65,9 @@ func dangerousVar(name string) string {
 			reason = "changes what programs run or load"
 		}
 		return reason
+	}
+	if safeVarsInFamily[name] {
+		return ""
 	}
 	upper := strings.ToUpper(name) // npm reads npm_config_* in any case
 	for _, p := range dangerousPrefixes {

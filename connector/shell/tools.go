@@ -70,6 +70,8 @@ func toolHandler(name string) handler {
 		return npmTool
 	case "go":
 		return goTool
+	case "gofmt":
+		return gofmtTool
 	case "cargo":
 		return cargoTool
 	case "sqlite3":

@@ -17,6 +17,11 @@ func makeTool(w *walker, argv []Word, c cmdCtx) {
 			w.a.opaqueSrc(c.src, "make variable override "+clip(op.Text)+" can change the commands recipes run")
 		}
 	}
+	for _, d := range p.values("-C", "--directory") {
+		if leavesDir(d) {
+			w.a.opaqueSrc(c.src, "make -C runs the makefile of another directory: "+clip(d.Text))
+		}
+	}
 	for _, f := range p.values("-f", "--file", "--makefile") {
 		w.pathEffect(Read, f, "make reads the makefile", c.src)
 	}
@@ -49,52 +54,33 @@ func npmTool(w *walker, argv []Word, c cmdCtx) {
 	}
 }
 
-// goTool: -exec, -toolexec and -overlay run or substitute programs; go env
-// -w persists settings such as GOFLAGS; -o writes a file.
-func goTool(w *walker, argv []Word, c cmdCtx) {
-	args := argv[1:]
-	for i, a := range args {
-		if a.Dynamic && mayBeOption(a) {
-			w.a.opaqueSrc(c.src, "go has an argument of unknown value that could be a dangerous flag")
-			return
-		}
-		name, val, has := strings.Cut(strings.TrimPrefix(a.Text, "-"), "=")
-		if !strings.HasPrefix(a.Text, "-") {
-			continue
-		}
-		switch name {
-		case "exec", "-exec", "toolexec", "-toolexec", "overlay", "-overlay":
-			w.a.opaqueSrc(c.src, "go -"+strings.TrimPrefix(name, "-")+" runs or substitutes programs")
-		case "o", "-o":
-			if !has && i+1 < len(args) {
-				val, has = args[i+1].Text, true
-			}
-			if has {
-				w.pathEffect(Write, Word{Text: val}, "go -o writes the file", c.src)
-			}
+// cargoTool: --config and -Z can set runners and linkers; --target-dir
+// and friends choose where it writes; --manifest-path and -C build (and run
+// the build scripts of) a package elsewhere.
+func cargoTool(w *walker, argv []Word, c cmdCtx) {
+	p := parseArgs(argv[1:], &cargoOpts)
+	if p.dynamic {
+		w.a.opaqueSrc(c.src, "cargo has an argument of unknown value that could be --config")
+	}
+	if p.has("--config") {
+		w.a.opaqueSrc(c.src, "cargo --config can set the programs cargo runs")
+	}
+	if p.has("-Z") {
+		w.a.opaqueSrc(c.src, "cargo -Z enables unstable features (config includes, scripts)")
+	}
+	for _, d := range p.values("-C", "--manifest-path") {
+		if leavesDir(d) {
+			w.a.opaqueSrc(c.src, "cargo builds and runs the build scripts of a package elsewhere: "+clip(d.Text))
 		}
 	}
-	if len(args) > 1 && args[0].Text == "env" {
-		for _, a := range args[1:] {
-			if a.Text == "-w" || a.Text == "-u" {
-				w.a.opaqueSrc(c.src, "go env "+a.Text+" changes persistent settings (GOFLAGS, GOPROXY)")
-			}
-		}
+	for _, d := range p.values("--target-dir", "--artifact-dir", "--out-dir", "--lockfile-path") {
+		w.pathEffect(Write, d, "cargo writes its build output there", c.src)
 	}
 }
 
-// cargoTool: --config can set runners and linkers.
-func cargoTool(w *walker, argv []Word, c cmdCtx) {
-	for _, a := range argv[1:] {
-		if a.Dynamic && mayBeOption(a) {
-			w.a.opaqueSrc(c.src, "cargo has an argument of unknown value that could be --config")
-			return
-		}
-		if a.Text == "--config" || strings.HasPrefix(a.Text, "--config=") {
-			w.a.opaqueSrc(c.src, "cargo --config can set the programs cargo runs")
-		}
-	}
-}
+var cargoOpts = optSpec{argShort: "CZjpF", argLong: []string{"--config", "--manifest-path", "--target-dir",
+	"--artifact-dir", "--out-dir", "--lockfile-path", "--package", "--features", "--jobs", "--target",
+	"--profile", "--bin", "--example", "--test", "--bench", "--color", "--message-format", "--exclude"}}
 
 // denoTool: deno eval and deno repl run program text.
 func denoTool(w *walker, argv []Word, c cmdCtx) {
