@@ -184,15 +184,17 @@ func FuzzSafeGoToolFlags(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		words, ok := splitQuoted(v)
-		if !ok || !safeGoToolFlags("ldflags", v) {
-			return
-		}
-		// Whatever is accepted holds no flag outside the allowlist.
-		for _, w := range words {
-			if name, _, _, isFlag := goFlag(w); isFlag {
-				if _, known := goSafeToolFlags["ldflags"][name]; !known && !strings.Contains(v, "=") {
-					t.Fatalf("accepted %q with flag %q", v, w)
+		for _, which := range []string{"ldflags", "gcflags", "asmflags", "gccgoflags"} {
+			if !safeGoToolFlags(which, v) {
+				continue
+			}
+			// Whatever is accepted names no flag that runs a program or
+			// touches a file, in any spelling the tools accept.
+			for _, bad := range []string{"extld", "linkmode", "tmpdir", "profile", "importcfg", "toolexec", "-o", "trace", "json", "asmhdr", "pgo"} {
+				for _, w := range strings.Fields(strings.NewReplacer("'", " ", "\"", " ").Replace(v)) {
+					if name, _, _, ok := goFlag(w); ok && (name == strings.TrimPrefix(bad, "-") || strings.Contains(name, bad) && bad != "-o") {
+						t.Fatalf("-%s %q accepted with %q", which, v, w)
+					}
 				}
 			}
 		}

@@ -26,6 +26,8 @@ type toolSpec struct {
 	globOpts    []string // options whose value is a glob the tool matches names with
 	opaqueOpts  []string // options that run other programs, each "--opt reason"
 	linkOpts    []string // options that make roleCopy create links (cp -s)
+	recurseOpts []string // options that make it read directory operands whole
+	recurse     bool     // it always reads directory operands whole (rg, diff)
 	dotIf       []string // with one of these and no file operand, it reads "."
 	dot         bool     // with no file operand, it reads "."
 	what        string   // "reads", "writes" prefix for reasons
@@ -113,7 +115,11 @@ func (w *walker) applySpec(s *toolSpec, argv []Word, c cmdCtx) {
 	if len(files) == 0 && (s.dot || p.has(s.dotIf...)) && !c.open {
 		files = []Word{{Text: "."}}
 	}
+	start := len(w.a.effects)
 	w.operandFiles(s, p, files, name, c)
+	if s.recursiveRead(p) {
+		w.a.markRecursive(start)
+	}
 }
 
 // opaqueOptions reports (and adds Opaque for) options that run programs;

@@ -49,41 +49,6 @@ func ddTool(w *walker, argv []Word, c cmdCtx) {
 	}
 }
 
-// jqTool: jq FILTER [FILES]; --slurpfile/--rawfile read files.
-func jqTool(w *walker, argv []Word, c cmdCtx) {
-	args := argv[1:]
-	var files []Word
-	filter := true
-	for i := 0; i < len(args); i++ {
-		t := args[i].Text
-		switch {
-		case t == "--args" || t == "--jsonargs":
-			i = len(args)
-		case t == "--arg" || t == "--argjson":
-			i += 2
-		case t == "--slurpfile" || t == "--rawfile":
-			if i+2 < len(args) {
-				w.pathEffect(Read, args[i+2], "jq "+t+" reads the file", c.src)
-			}
-			i += 2
-		case t == "-f" || t == "--from-file":
-			if i+1 < len(args) {
-				w.pathEffect(Read, args[i+1], "jq reads its program", c.src)
-			}
-			filter = false
-			i++
-		case t == "-L" || t == "--indent":
-			i++
-		case len(t) > 1 && t[0] == '-' && !args[i].Dynamic:
-		case filter:
-			filter = false
-		default:
-			files = append(files, args[i])
-		}
-	}
-	w.each(Read, files, "jq reads the file", c)
-}
-
 // lessTool: +commands and lesskey files can run shell commands; -o logs.
 func lessTool(w *walker, argv []Word, c cmdCtx) {
 	spec := optSpec{argShort: "bhjkoOpPtTxyz#", argLong: []string{"--log-file", "--LOG-FILE", "--lesskey-file", "--lesskey-src", "--pattern", "--prompt", "--tag", "--tag-file"}}

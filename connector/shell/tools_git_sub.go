@@ -49,6 +49,7 @@ func (w *walker) gitSubcommand(sub string, args []Word, c cmdCtx) {
 		w.pathEffect(Write, f, "git --output writes the file", c.src)
 	}
 	w.gitSubcommandEffects(sub, g, c)
+	w.gitReads(sub, args, c)
 }
 
 // gitSubcommandEffects covers the subcommands that write, delete or run.

@@ -1,0 +1,36 @@
+package shell
+
+// A command that reads a directory whole (grep -r, rg, diff, cp -r) reads
+// every file under it: its Read effects carry Recursive, and the policy
+// checks the tree for protected files (a secret under the directory makes
+// the read a read of that secret).
+
+// recursiveRead reports whether a table-described tool, with these
+// options, reads the directories among its operands whole.
+func (s *toolSpec) recursiveRead(p parsedArgs) bool {
+	if s.recurse || p.has(s.recurseOpts...) {
+		return true
+	}
+	for _, v := range p.values("-d", "--directories") {
+		if v.Dynamic || v.Text == "recurse" {
+			return s == grepSpec
+		}
+	}
+	return false
+}
+
+// markRecursive sets Recursive on the Read effects added since start.
+func (a *analyzer) markRecursive(start int) {
+	for i := start; i < len(a.effects); i++ {
+		if a.effects[i].Kind == Read {
+			a.effects[i].Recursive = true
+		}
+	}
+}
+
+// readTree adds a Read effect for a tree the command reads whole.
+func (w *walker) readTree(f Word, reason, src string) {
+	start := len(w.a.effects)
+	w.pathEffect(Read, f, reason, src)
+	w.a.markRecursive(start)
+}

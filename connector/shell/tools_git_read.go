@@ -1,0 +1,128 @@
+package shell
+
+import "strings"
+
+// Git subcommands the policy allows as read-only that can read any file,
+// not only the repository's: git diff outside the repository (explicitly
+// with --no-index, or when a path leads out of it), git grep --no-index
+// and --untracked (which search ignored files such as .env), git blame
+// --contents, and git config --file (which prints an INI file such as
+// ~/.aws/credentials as configuration).
+
+// gitReads adds the Read effects of sub with its raw arguments args.
+func (w *walker) gitReads(sub string, args []Word, c cmdCtx) {
+	switch sub {
+	case "diff":
+		w.gitDiffReads(args, c)
+	case "grep":
+		w.gitGrepReads(args, c)
+	case "blame", "annotate":
+		for _, f := range gitOptValues(args, "--contents", "-S", "--ignore-revs-file") {
+			w.pathEffect(Read, f, "git "+sub+" reads the file", c.src)
+		}
+	case "config":
+		for _, f := range gitOptValues(args, "-f", "--file") {
+			w.pathEffect(Read, f, "git config --file reads (and prints) the file", c.src)
+		}
+	}
+}
+
+// gitDiffReads: with --no-index both operands are read whole; without it
+// git still compares files when a path leads out of the repository.
+func (w *walker) gitDiffReads(args []Word, c cmdCtx) {
+	noIndex := false
+	var ops []Word
+	for i, a := range args {
+		switch {
+		case a.Text == "--" && !a.Dynamic:
+			ops = append(ops, args[i+1:]...)
+			noIndex = noIndex || hasNoIndex(args[:i])
+			w.gitDiffOperands(ops, noIndex, c)
+			return
+		case strings.HasPrefix(a.Text, "-") && !a.Dynamic:
+		default:
+			ops = append(ops, a)
+		}
+	}
+	w.gitDiffOperands(ops, hasNoIndex(args), c)
+}
+
+func (w *walker) gitDiffOperands(ops []Word, noIndex bool, c cmdCtx) {
+	for _, op := range ops {
+		if noIndex || leavesDir(op) {
+			w.readTree(op, "git diff reads the file (outside the repository, or --no-index)", c.src)
+		}
+	}
+}
+
+// hasNoIndex reports --no-index (git diff matches it exactly; any
+// spelling that starts like it counts here).
+func hasNoIndex(args []Word) bool {
+	for _, a := range args {
+		if !a.Dynamic && strings.HasPrefix(a.Text, "--no-i") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitGrepReads: --no-index searches the directory as files (ignored ones
+// too), --untracked adds the untracked files; the pattern comes first
+// unless -e or -f gives it; -f reads the patterns from a file.
+func (w *walker) gitGrepReads(args []Word, c cmdCtx) {
+	for _, f := range gitOptValues(args, "-f") {
+		w.pathEffect(Read, f, "git grep -f reads the patterns from the file", c.src)
+	}
+	wide := false
+	for _, a := range args {
+		if !a.Dynamic && (strings.HasPrefix(a.Text, "--no-i") || longIs(a.Text, "--untracked") || strings.HasPrefix(a.Text, "--no-exclude-st")) {
+			wide = true
+		}
+	}
+	if !wide {
+		return
+	}
+	g := parseGitArgs(args)
+	ops := g.operands
+	if !g.has("-e", "-f") && len(g.values("-e")) == 0 && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		ops = []Word{{Text: "."}}
+	}
+	for _, op := range ops {
+		w.readTree(op, "git grep --no-index/--untracked reads the files under it", c.src)
+	}
+}
+
+// gitOptValues returns the values of the named options in git's
+// parse-options forms: -xVAL, -x VAL, --name=VAL, --name VAL and unique
+// abbreviations of --name.
+func gitOptValues(args []Word, names ...string) []Word {
+	var out []Word
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		if args[i].Dynamic || t == "--" {
+			break
+		}
+		for _, n := range names {
+			switch {
+			case strings.HasPrefix(n, "--"):
+				name, val, has := strings.Cut(t, "=")
+				if !strings.HasPrefix(name, "--") || !longIs(name, n) {
+					continue
+				}
+				if has {
+					out = append(out, Word{Text: val})
+				} else if i+1 < len(args) {
+					out = append(out, args[i+1])
+				}
+			case t == n && i+1 < len(args):
+				out = append(out, args[i+1])
+			case strings.HasPrefix(t, n) && len(t) > len(n) && !strings.HasPrefix(t, "--"):
+				out = append(out, Word{Text: t[len(n):]})
+			}
+		}
+	}
+	return out
+}
