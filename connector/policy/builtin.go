@@ -14,11 +14,13 @@ const (
 	ruleInternal = "builtin:internal-error"
 	ruleInput    = "builtin:input"
 	ruleNothing  = "builtin:nothing-to-run"
+	ruleGit      = "builtin:git"
 )
 
 const (
 	reasonSelf = "the sandbox's own state (.sandbox/ and the per-user state dir) is out of the agent's reach"
 	reasonMeta = "cloud metadata services hand out the machine's credentials"
+	reasonGit  = "git runs programs named in a repository's files (config, hooks, commondir, alternates, a .git file pointing elsewhere) on its next command, even git status"
 )
 
 // metadataHosts are the cloud instance metadata endpoints.
@@ -38,11 +40,11 @@ var devicePaths = map[string]bool{
 // state dir, and the cloud metadata endpoints are denied.
 func (e *Engine) builtinRules(only Trigger, home []string) []*boundRule {
 	var out []*boundRule
-	add := func(t Trigger, pattern, label, reason string) {
+	addTier := func(t Trigger, tier Tier, pattern, label, reason string) {
 		if t != only {
 			return
 		}
-		r := &Rule{Trigger: t, Tier: Deny, Pattern: pattern, Reason: reason}
+		r := &Rule{Trigger: t, Tier: tier, Pattern: pattern, Reason: reason}
 		if err := r.compile(); err != nil {
 			e.log.Error("bug: built-in rule does not compile", "pattern", pattern, "err", err)
 			return
@@ -53,8 +55,15 @@ func (e *Engine) builtinRules(only Trigger, home []string) []*boundRule {
 		}
 		out = append(out, b)
 	}
+	add := func(t Trigger, pattern, label, reason string) { addTier(t, Deny, pattern, label, reason) }
 	add(Write, "/**/.sandbox/", ruleSelf, reasonSelf)
 	add(Write, ".sandbox/", ruleSelf, reasonSelf)
+	// Every .git, directory or file, anywhere: a human decides (the
+	// approval is a write like any other), and no policy rule, remembered
+	// decision or CI rule makes it unattended. Deny would be simpler but
+	// leaves the human no way to let the agent edit .git/info/exclude.
+	addTier(Write, Escalate, "/**/.git/", ruleGit, reasonGit)
+	addTier(Write, Escalate, ".git/", ruleGit, reasonGit)
 	for _, h := range metadataHosts {
 		add(Network, h, ruleMetadata, reasonMeta)
 	}

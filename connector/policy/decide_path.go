@@ -73,7 +73,11 @@ func (e *Engine) scriptPathParts(parts []Part, t Trigger, ef *shell.Effect, sc *
 		return append(parts, Part{Trigger: t, Subject: ef.Path, Decision: Escalate, Rule: ruleCD,
 			Reason: "a relative path after a change to an unknown directory"})
 	}
-	return append(parts, e.filePart(t, ef.Path, sc.cwd))
+	parts = append(parts, e.filePart(t, ef.Path, sc.cwd))
+	if t == Read && ef.Recursive {
+		parts = e.treeParts(parts, ef.Path, sc.cwd)
+	}
+	return parts
 }
 
 // globParts decides each file a glob matches now, as the shell will
@@ -93,6 +97,9 @@ func (e *Engine) globParts(parts []Part, t Trigger, ef *shell.Effect, sc *script
 	}
 	for _, m := range matches {
 		parts = append(parts, e.filePart(t, m, sc.cwd))
+		if t == Read && ef.Recursive {
+			parts = e.treeParts(parts, m, sc.cwd)
+		}
 	}
 	return parts
 }

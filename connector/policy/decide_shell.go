@@ -78,6 +78,7 @@ func (e *Engine) effectParts(parts []Part, ef *shell.Effect, sc *scriptCtx) []Pa
 	switch ef.Kind {
 	case shell.Exec:
 		parts = append(parts, e.execPart(ef, sc))
+		parts = e.gitRepoParts(parts, ef, sc)
 		return e.wordGuard(parts, ef, sc)
 	case shell.Write:
 		return e.scriptPathParts(parts, Write, ef, sc)

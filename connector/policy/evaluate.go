@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // verdict is the outcome for one part before it becomes a Part.
@@ -104,7 +105,8 @@ func ruleVerdict(r *boundRule, k matchKind) verdict {
 		return verdict{tier: Escalate, rule: r.label,
 			reason: "may match a deny rule once its unknown words are expanded: " + reason}
 	}
-	return verdict{tier: r.Tier, rule: r.label, reason: reason, soft: r.Tier == Escalate}
+	// A built-in escalation is never soft: no remembered allow lifts it.
+	return verdict{tier: r.Tier, rule: r.label, reason: reason, soft: r.Tier == Escalate && !strings.HasPrefix(r.label, "builtin:")}
 }
 
 // text is the reason a part decided by r shows: the rule's reason or its

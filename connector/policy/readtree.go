@@ -1,0 +1,210 @@
+package policy
+
+import (
+	"errors"
+	"io/fs"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxTreeEntries bounds the names looked at under a directory that a
+// command reads whole (grep -r, rg, diff -r). A project with its
+// dependencies vendored holds some tens of thousands of files; listing
+// 100,000 names takes well under 100 ms. Beyond that the read escalates.
+const maxTreeEntries = 100_000
+
+var errTreeTooLarge = errors.New("too many files under the directory to check for protected ones")
+
+// treeParts adds, for a command that reads the tree at p (relative to
+// dir) whole, the part of the strictest protected file under it.
+func (e *Engine) treeParts(parts []Part, p, dir string) []Part {
+	if e.isDevice(p) {
+		return parts
+	}
+	abs, err := e.res.resolve(p, dir)
+	if err != nil {
+		return parts // the read of p itself escalated
+	}
+	if part, ok := e.treePart(abs); ok {
+		parts = append(parts, part)
+	}
+	return parts
+}
+
+// treePart decides a recursive read of the directory at abs (already
+// decided as a read itself): reading every file under it reads each file
+// that a deny or escalate read rule protects there, so the read takes the
+// strictest of those rules. Rules anchored below abs are checked by the
+// names they spell (~/.ssh under ~); rules that can match anywhere
+// (/**/.env*) by listing the tree. A link in the tree that leads out of it
+// is checked as a read of its target, since some tools follow links.
+func (e *Engine) treePart(abs string) (Part, bool) {
+	ix := e.index(Read)
+	if ix == nil {
+		return Part{}, false
+	}
+	segs := foldSegments(pathSegments(abs))
+	var walk []*boundRule
+	for _, tier := range []*tierRules{&ix.deny, &ix.escalate} {
+		for _, r := range tier.all {
+			if r.path == nil {
+				continue
+			}
+			hit, needWalk := r.path.under(abs, segs)
+			if hit != "" {
+				return treeRulePart(r, abs, hit), true
+			}
+			if needWalk {
+				walk = append(walk, r)
+			}
+		}
+	}
+	if len(walk) == 0 {
+		return Part{}, false
+	}
+	r, hit, err := e.walkTree(abs, walk)
+	switch {
+	case err != nil:
+		return Part{Trigger: Read, Subject: abs, Decision: Escalate, Rule: rulePath,
+			Reason: "reads the whole directory: " + err.Error()}, true
+	case r != nil:
+		return treeRulePart(r, abs, hit), true
+	}
+	return Part{}, false
+}
+
+func treeRulePart(r *boundRule, dir, hit string) Part {
+	v := ruleVerdict(r, matchExact)
+	v.soft = false
+	p := v.part(Read, dir)
+	p.Reason = "reads the whole directory, including " + hit + ": " + p.Reason
+	return p
+}
+
+// under reports what a read of the tree at abs (folded segments segs) may
+// reach of this pattern: hit is an existing path it protects there; walk
+// is set when only listing the tree can tell (a ** or a glob comes next).
+func (b *boundPath) under(abs string, segs []string) (hit string, walk bool) {
+	if len(segs) < len(b.prefixFold) {
+		// The tree holds the pattern's base (home, the project): the
+		// names that follow decide.
+		if !within(b.prefixFold, segs) {
+			return "", false
+		}
+		names := append(append([]string(nil), b.prefix[len(segs):]...), literalRun(b.segs, 0)...)
+		return existingPath(filepath.Join(abs, filepath.Join(names...))), false
+	}
+	if !within(segs, b.prefixFold) {
+		return "", false
+	}
+	set := b.closure(1)
+	for _, s := range segs[len(b.prefixFold):] {
+		if set = b.step(set, b.segsFold, s); set == 0 {
+			return "", false
+		}
+	}
+	if set&(1<<len(b.segs)) != 0 {
+		return abs, false
+	}
+	for s := set; s != 0; s &= s - 1 {
+		run := literalRun(b.segs, bits.TrailingZeros64(s))
+		if len(run) == 0 {
+			return "", true
+		}
+		if p := existingPath(filepath.Join(abs, filepath.Join(run...))); p != "" {
+			return p, false
+		}
+	}
+	return "", false
+}
+
+// literalRun is the names of segs from i on up to the first ** or glob.
+func literalRun(segs []string, i int) []string {
+	j := i
+	for j < len(segs) && segs[j] != "**" && !strings.ContainsAny(segs[j], `*?[\`) {
+		j++
+	}
+	return segs[i:j]
+}
+
+// existingPath returns p when something exists there (a link counts).
+func existingPath(p string) string {
+	if _, err := os.Lstat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// walkTree lists the tree at abs and returns the first rule (deny rules
+// come first in rules) that matches a name in it.
+func (e *Engine) walkTree(abs string, rules []*boundRule) (*boundRule, string, error) {
+	count := 0
+	stack := []string{abs}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue // not a directory, or unreadable: the tool cannot read it either
+		}
+		for _, ent := range ents {
+			if count++; count > maxTreeEntries {
+				return nil, "", errTreeTooLarge
+			}
+			p := filepath.Join(dir, ent.Name())
+			segs := pathSegments(p)
+			folded := foldSegments(segs)
+			for _, r := range rules {
+				if r.path.match(segs, folded, true) {
+					return r, p, nil
+				}
+			}
+			switch {
+			case ent.IsDir():
+				stack = append(stack, p)
+			case ent.Type()&fs.ModeSymlink != 0:
+				if r, hit := e.linkOut(p, abs); r != nil {
+					return r, hit, nil
+				}
+			}
+		}
+	}
+	return nil, "", nil
+}
+
+// linkOut checks a link found under the tree at root: when it leads out
+// of the tree, a tool that follows it reads its target (and, for a
+// directory, everything under it), so every deny or escalate rule that
+// could match there counts.
+func (e *Engine) linkOut(link, root string) (*boundRule, string) {
+	target, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return nil, ""
+	}
+	tsegs := foldSegments(pathSegments(target))
+	if within(tsegs, foldSegments(pathSegments(root))) {
+		return nil, ""
+	}
+	ix := e.index(Read)
+	for _, tier := range []*tierRules{&ix.deny, &ix.escalate} {
+		for _, r := range tier.all {
+			if r.path == nil {
+				continue
+			}
+			if r.path.match(pathSegments(target), tsegs, true) {
+				return r, link + " -> " + target
+			}
+			if hit, walk := r.path.under(target, tsegs); hit != "" || walk && isDir(target) {
+				return r, link + " -> " + target
+			}
+		}
+	}
+	return nil, ""
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
