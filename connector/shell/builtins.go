@@ -153,25 +153,55 @@ func exitBuiltin(w *walker, argv []Word, c cmdCtx) {
 func declBuiltin(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
 	variant := argv[0].Text
-	for _, a := range argv[1:] {
+	spec := declareOpts
+	if variant == "export" || variant == "readonly" {
+		spec = exportOpts
+	}
+	p := bashGetopt(argv[1:], spec)
+	if w.badOptions(&p, variant, c) {
+		return
+	}
+	flags := p.letters()
+	if strings.Contains(flags, "n") && variant != "export" {
+		w.a.opaqueSrc(c.src, variant+" -n makes a name refer to any variable")
+	}
+	for _, a := range p.operands {
 		if a.Dynamic {
 			w.a.opaqueSrc(c.src, variant+" with an argument that is not literal")
 			continue
 		}
-		if f := declFlags(a.Text); f != "" {
-			if strings.Contains(f, "n") && variant != "export" {
-				w.a.opaqueSrc(c.src, variant+" -n makes a name refer to any variable")
-			}
-			continue
-		}
-		name, val, has := strings.Cut(a.Text, "=")
-		name = strings.TrimSuffix(name, "+")
-		if !has && variant != "local" && variant != "declare" && variant != "typeset" {
-			if reason := dangerousVar(name); reason != "" {
-				w.a.opaqueSrc(c.src, variant+" "+name+" "+reason)
-			}
-			continue
-		}
-		w.assignAt(name, c.off, c.src, !has || isIntegerText(val))
+		w.declOperand(variant, flags, a.Text, c)
 	}
+}
+
+// declOperand checks NAME or NAME=VALUE given to a declaration builtin
+// as a string ('a[x]=1', or a quoted word of a declare clause): bash
+// evaluates the subscript in the name, and evaluates the value as
+// arithmetic for an integer variable or as a compound assignment, with
+// subscripts of its own, when it is in parentheses.
+func (w *walker) declOperand(variant, flags, text string, c cmdCtx) {
+	name, val, has := strings.Cut(text, "=")
+	base := w.nameOperand(Word{Text: strings.TrimSuffix(name, "+")}, variant, c)
+	if base == "" {
+		return
+	}
+	if !has {
+		if variant == "local" || variant == "declare" || variant == "typeset" {
+			w.assignAt(base, c.off, c.src, true) // now empty in this scope
+		} else if reason := dangerousVar(base); reason != "" {
+			w.a.opaqueSrc(c.src, variant+" "+base+" "+reason)
+		}
+		return
+	}
+	integer := isIntegerText(val)
+	if strings.HasPrefix(val, "(") {
+		w.a.opaqueSrc(c.src, variant+" with a value in parentheses (a compound assignment whose subscripts are evaluated)")
+	}
+	if v := w.vars.vars[base]; !integer && (strings.Contains(flags, "i") || v != nil && v.intAttr) {
+		w.a.opaqueSrc(c.src, variant+" assigns to an integer variable, which evaluates the value as arithmetic")
+	}
+	if strings.Contains(flags, "i") {
+		w.vars.info(base).intAttr = true
+	}
+	w.assignAt(base, c.off, c.src, integer)
 }

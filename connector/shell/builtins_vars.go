@@ -18,6 +18,8 @@ func varBuiltinHandler(name string) handler {
 		return echoCommand
 	case "getopts":
 		return getoptsBuiltin
+	case "wait":
+		return waitBuiltin
 	case "unset":
 		return unsetBuiltin
 	case "test", "[":
@@ -28,13 +30,17 @@ func varBuiltinHandler(name string) handler {
 	return nil
 }
 
-// assignWord records an assignment to the variable named by a word.
-func (w *walker) assignWord(name Word, c cmdCtx) {
-	if name.Dynamic {
-		w.a.opaqueSrc(c.src, "variable name is not literal")
+// assignWord records an assignment, by a builtin, to the variable named
+// by a word (read NAME, printf -v NAME, ...).
+func (w *walker) assignWord(n Word, what string, c cmdCtx) {
+	name := w.nameOperand(n, what, c)
+	if name == "" {
 		return
 	}
-	w.assignAt(name.Text, c.off, c.src, false)
+	if v := w.vars.vars[name]; v != nil && v.intAttr {
+		w.a.opaqueSrc(c.src, what+" assigns to an integer variable, which evaluates the value as arithmetic")
+	}
+	w.assignAt(name, c.off, c.src, false)
 }
 
 // letBuiltin: each argument is a string evaluated as arithmetic.
@@ -50,61 +56,115 @@ func letBuiltin(w *walker, argv []Word, c cmdCtx) {
 
 func readBuiltin(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	p := parseArgs(argv[1:], &optSpec{argShort: "adinNptu"})
-	for _, v := range p.values("-a") {
-		w.assignWord(v, c)
+	p := bashGetopt(argv[1:], readOpts)
+	if w.badOptions(&p, "read", c) {
+		return
+	}
+	for _, v := range p.values('a') {
+		w.assignWord(v, "read -a", c)
 	}
 	for _, n := range p.operands {
-		w.assignWord(n, c)
+		w.assignWord(n, "read", c)
 	}
 }
 
 func mapfileBuiltin(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	p := parseArgs(argv[1:], &optSpec{argShort: "dnOsuCc"})
-	if p.has("-C") {
-		w.a.opaqueSrc(c.src, argv[0].Text+" -C runs a callback string")
+	name := argv[0].Text
+	p := bashGetopt(argv[1:], mapfileOpts)
+	if w.badOptions(&p, name, c) {
+		return
+	}
+	if p.has('C') {
+		w.a.opaqueSrc(c.src, name+" -C runs a callback string")
 	}
 	for _, n := range p.operands {
-		w.assignWord(n, c)
+		w.assignWord(n, name, c)
 	}
 }
 
+// getoptsBuiltin: getopts OPTSTRING NAME [ARG...] assigns NAME.
 func getoptsBuiltin(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	if len(argv) > 2 {
-		w.assignWord(argv[2], c)
+	p := bashGetopt(argv[1:], noOpts)
+	if w.badOptions(&p, "getopts", c) {
+		return
+	}
+	if len(p.operands) > 1 {
+		w.assignWord(p.operands[1], "getopts", c)
+	}
+}
+
+// waitBuiltin: wait -p NAME assigns the job's process id to NAME.
+func waitBuiltin(w *walker, argv []Word, c cmdCtx) {
+	w.exec(argv, c)
+	p := bashGetopt(argv[1:], waitOpts)
+	if w.badOptions(&p, "wait", c) {
+		return
+	}
+	for _, n := range p.values('p') {
+		w.assignWord(n, "wait -p", c)
 	}
 }
 
 func unsetBuiltin(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	p := parseArgs(argv[1:], &optSpec{})
+	p := bashGetopt(argv[1:], unsetOpts)
+	if w.badOptions(&p, "unset", c) {
+		return
+	}
 	for _, n := range p.operands {
-		if n.Dynamic {
-			w.a.opaqueSrc(c.src, "unset of a name that is not literal")
-			continue
-		}
-		if hasCodeSubscript(n.Text) {
-			w.a.opaqueSrc(c.src, "array subscript in a variable name can run commands")
-		}
-		if reason := dangerousVar(n.Text); reason != "" && !p.has("-f") {
-			w.a.opaqueSrc(c.src, "unset "+n.Text+" "+reason)
+		name := w.nameOperand(n, "unset", c)
+		if reason := dangerousVar(name); reason != "" && !p.has('f') {
+			w.a.opaqueSrc(c.src, "unset "+name+" "+reason)
 		}
 	}
 }
 
-// testCommand: test/[ with -v NAME or -R NAME evaluates NAME's subscript.
+// testCommand: test and [ evaluate the subscript of the NAME in -v NAME
+// and -R NAME. Which word is an operator depends on the words' values
+// (test's argument-count rules), so any word of unknown value may be -v,
+// and an unquoted expansion or glob may even become "-v NAME" itself.
 func testCommand(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	for i := 1; i+1 < len(argv); i++ {
-		if t := argv[i].Text; (t == "-v" || t == "-R") && !argv[i].Dynamic {
-			n := argv[i+1]
-			if n.Dynamic || hasCodeSubscript(n.Text) {
-				w.a.opaqueSrc(c.src, "test "+t+" with a name whose subscript can run commands")
-			}
+	args := argv[1:]
+	if n := len(args); argv[0].Text == "[" && n > 0 && args[n-1].Text == "]" && !args[n-1].Dynamic {
+		args = args[:n-1]
+	}
+	for i, a := range args {
+		if a.Dynamic && maySplit(a) {
+			w.a.opaqueSrc(c.src, argv[0].Text+" with an unquoted expansion or glob, which can become -v NAME and evaluate a subscript")
+			return
+		}
+		if i+1 < len(args) && (a.Dynamic || a.Text == "-v" || a.Text == "-R") && !testNameSafe(args[i+1]) {
+			w.a.opaqueSrc(c.src, argv[0].Text+" -v with a name whose subscript can run commands")
+			return
 		}
 	}
+}
+
+// testNameSafe reports a word that, as the operand of test -v, evaluates
+// nothing: a literal without a subscript, or with a safe one.
+func testNameSafe(n Word) bool {
+	return !n.Dynamic && (!containsByte(n.Text, '[') || safeVarRef(n.Text))
+}
+
+// maySplit reports a dynamic word that may expand to several words (or
+// to none): one with an unquoted expansion or glob, or "$@". Unquoted
+// expansions that are always one number ($#, $?, $((...))) do not split,
+// as IFS cannot be changed unnoticed (see dangerousVar).
+func maySplit(a Word) bool {
+	t := a.Text
+	if a.Glob {
+		return true
+	}
+	if isIntegerWord(&wordVal{dynamic: true, alts: [][]seg{{{kind: segDyn, text: t}}}}) {
+		return false
+	}
+	if len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' {
+		return true
+	}
+	return containsAny(t[1:len(t)-1], "\"@")
 }
 
 func compgenBuiltin(w *walker, argv []Word, c cmdCtx) {
@@ -116,15 +176,20 @@ func compgenBuiltin(w *walker, argv []Word, c cmdCtx) {
 }
 
 // printfCommand: printf -v NAME assigns; escapes in the format and %b
-// arguments can spell a protected name.
+// arguments can spell a protected name. bash's printf reads its options
+// as its other builtins do (-vNAME, --); /usr/bin/printf has none, so
+// the words after them are checked too.
 func printfCommand(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	args := argv[1:]
-	if len(args) > 1 && args[0].Text == "-v" && !args[0].Dynamic {
-		w.assignWord(args[1], c)
-		args = args[2:]
+	p := bashGetopt(argv[1:], printfOpts)
+	if w.badOptions(&p, "printf", c) {
+		w.protectDecoded(argv[1:], c)
+		return
 	}
-	w.protectDecoded(args, c)
+	for _, n := range p.values('v') {
+		w.assignWord(n, "printf -v", c)
+	}
+	w.protectDecoded(argv[1:], c)
 }
 
 // echoCommand: echo -e (or xpg_echo) decodes escapes.

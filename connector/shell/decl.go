@@ -53,6 +53,8 @@ func (w *walker) assignValue(as *syntax.Assign, d int) bool {
 func (w *walker) declClause(c *syntax.DeclClause, d int) {
 	variant := c.Variant.Value
 	flags := ""
+	var strs []*syntax.Assign // quoted or escaped words: NAME[=VALUE] as a string
+	var lits []string
 	for _, as := range c.Args {
 		if as.Naked && as.Name == nil && as.Value != nil {
 			v := w.word(as.Value, d, true)
@@ -61,7 +63,11 @@ func (w *walker) declClause(c *syntax.DeclClause, d int) {
 				w.opaque(as, variant+" with an argument that is not literal")
 				continue
 			}
-			flags += declFlags(lit)
+			if f := declFlags(lit); f != "" {
+				flags += f
+			} else {
+				strs, lits = append(strs, as), append(lits, lit)
+			}
 		}
 	}
 	if variant == "nameref" || strings.Contains(flags, "n") && variant != "export" {
@@ -71,6 +77,9 @@ func (w *walker) declClause(c *syntax.DeclClause, d int) {
 		if as.Name != nil {
 			w.declName(variant, flags, as, d)
 		}
+	}
+	for i, as := range strs {
+		w.declOperand(variant, flags, lits[i], cmdCtx{src: partSource(w.src, as), off: int(as.Pos().Offset())})
 	}
 }
 

@@ -66,20 +66,16 @@ func (w *walker) unaryTest(x *syntax.UnaryTest, d int) {
 	w.test(x.X, d)
 }
 
-// checkVarNameWord escalates a variable-name operand (-v, unset, read,
-// printf -v, ...) that is not literal or whose subscript can run commands.
+// checkVarNameWord escalates a variable-name operand of [[ -v ]] and
+// [[ -R ]] that is not literal or whose subscript bash would evaluate
+// (see safeVarRef).
 func (w *walker) checkVarNameWord(v *wordVal, n syntax.Node) {
 	name, ok := v.literal()
 	if !ok {
 		w.opaque(n, "variable name is not literal")
 		return
 	}
-	if hasCodeSubscript(name) {
+	if !safeVarRef(name) && containsByte(name, '[') {
 		w.opaque(n, "array subscript in a variable name can run commands")
 	}
-}
-
-func hasCodeSubscript(name string) bool {
-	_, sub, ok := cutByte(name, '[')
-	return ok && containsAny(sub, "$`")
 }
