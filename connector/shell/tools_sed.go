@@ -71,9 +71,9 @@ func sedOptionsKnown(p parsedArgs) bool {
 // operands. Without -e or -f the first operand is the program. GNU sed
 // compiles each -e as it meets it, and --sandbox (which refuses e, r and
 // w) only affects what is compiled after it: the first operand is
-// compiled after every option. BSD sed's "-i ''" (an empty suffix as its
-// own word) makes GNU sed read '' as the program and the real program as
-// a file: both readings are checked.
+// compiled after every option. BSD sed's -i takes its suffix as the
+// next word, often empty: GNU sed then reads that empty word as the
+// program and the real program as a file, so both readings are checked.
 func sedScripts(args []Word, p parsedArgs) (scripts, files []Word) {
 	sandbox := false
 	for _, o := range p.opts {
