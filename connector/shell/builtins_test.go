@@ -1,6 +1,9 @@
 package shell
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // builtinNameAttacks make bash evaluate an array subscript (and so run
 // $(...)) through a builtin that takes a variable NAME, in a form the
@@ -168,4 +171,23 @@ func TestBashGetopt(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzBashGetopt(f *testing.F) {
+	f.Add("-vX[1] f", printfOpts)
+	f.Add("-ra arr", readOpts)
+	f.Add("+x -- a", declareOpts)
+	f.Fuzz(func(t *testing.T, line, spec string) {
+		var args []Word
+		for _, s := range strings.Fields(line) {
+			args = append(args, Word{Text: s, Dynamic: strings.HasPrefix(s, "$")})
+		}
+		p := bashGetopt(args, spec)
+		if len(p.operands) > len(args) {
+			t.Fatalf("%d operands from %d words", len(p.operands), len(args))
+		}
+		if p.bad == "" && len(p.operands) > 0 && &p.operands[len(p.operands)-1] != &args[len(args)-1] {
+			t.Fatalf("operands of %q are not a suffix of the words", line)
+		}
+	})
 }

@@ -1,22 +1,35 @@
 package shell
 
+import "strings"
+
+// awkSpec reads the options of gawk, mawk, busybox awk and the one true
+// awk. Options end at the program (gawk, mawk); an option-like word after
+// it escalates for the awks that permute.
 var awkSpec = optSpec{
-	argShort: "FvfeEil",
-	optShort: "dop",
-	argLong:  []string{"--field-separator", "--assign", "--file", "--source", "--exec", "--include", "--load"},
+	argShort:  "FvfeEilW",
+	optShort:  "dDLop",
+	argLong:   []string{"--field-separator", "--assign", "--file", "--source", "--exec", "--include", "--load"},
+	posixStop: true,
 }
 
-var awkOpaque = []string{
-	"-f reads its program from a file", "--file reads its program from a file",
-	"-E reads its program from a file", "--exec reads its program from a file",
-	"-i includes a source file", "--include includes a source file",
-	"-l loads a shared library", "--load loads a shared library",
-	"-d writes a file", "--dump-variables writes a file", "-o writes a file",
-	"--pretty-print writes a file", "-p writes a file", "--profile writes a file",
+// awkSafeOpts are the options that neither load code, nor read or write
+// files: any other (-f, -E, -i, -l, -W ..., --exec, --include, --load,
+// -d/-D/-o/-p and their long forms, an option some awk does not have)
+// escalates.
+var awkSafeOpts = map[string]bool{
+	"-F": true, "-v": true, "-e": true, "-b": true, "-c": true, "-C": true, "-h": true,
+	"-k": true, "-L": true, "-M": true, "-n": true, "-N": true, "-O": true, "-P": true,
+	"-r": true, "-s": true, "-S": true, "-t": true, "-V": true,
+	"--field-separator": true, "--assign": true, "--source": true, "--characters-as-bytes": true,
+	"--traditional": true, "--copyright": true, "--help": true, "--csv": true, "--lint": true,
+	"--bignum": true, "--non-decimal-data": true, "--use-lc-numeric": true, "--optimize": true,
+	"--posix": true, "--re-interval": true, "--no-optimize": true, "--sandbox": true,
+	"--lint-old": true, "--version": true,
 }
 
-// awkTool: awk programs that call system(), pipe to or from commands or
-// redirect output escalate; file operands are read.
+// awkTool: awk programs that call system(), pipe, redirect to a computed
+// name or touch ARGV/ENVIRON escalate; literal redirections write, file
+// operands and getline < FILE read.
 func awkTool(w *walker, argv []Word, c cmdCtx) {
 	name := baseName(argv[0].Text)
 	p := parseArgs(argv[1:], &awkSpec)
@@ -24,24 +37,24 @@ func awkTool(w *walker, argv []Word, c cmdCtx) {
 		w.a.opaqueSrc(c.src, name+" has an argument of unknown value that could be a program")
 		return
 	}
-	for _, entry := range awkOpaque {
-		opt, reason, _ := cutByte(entry, ' ')
-		if p.has(opt) {
-			w.a.opaqueSrc(c.src, name+" "+opt+" "+reason)
+	for _, o := range p.opts {
+		if !awkOptionSafe(o.name) {
+			w.a.opaqueSrc(c.src, name+" "+o.name+" loads a program or library, writes a file, or is not understood")
 		}
 	}
 	progs := p.values("-e", "--source")
 	files := p.operands
-	if len(progs) == 0 && !p.has("-f", "--file", "-E", "--exec") && len(files) > 0 {
+	if len(progs) == 0 && !p.has("-f", "--file", "-E", "--exec", "-W") && len(files) > 0 {
 		progs, files = files[:1], files[1:]
 	}
-	if !p.has("-S", "--sandbox") {
-		for _, prog := range progs {
-			w.awkProgram(name, prog.Text, c)
-		}
+	for _, prog := range progs {
+		w.awkProgram(name, prog, c)
 	}
 	for _, f := range files {
-		if !isAssignWord(f.Text) && f.Text != "-" {
+		switch {
+		case f.Text != "-" && strings.HasPrefix(f.Text, "-"):
+			w.a.opaqueSrc(c.src, name+" has an option after its program ("+clip(f.Text)+")")
+		case !isAssignWord(f.Text) && f.Text != "-":
 			w.pathEffect(Read, f, name+" reads the file", c.src)
 		}
 	}
@@ -50,12 +63,46 @@ func awkTool(w *walker, argv []Word, c cmdCtx) {
 	}
 }
 
-func (w *walker) awkProgram(name, prog string, c cmdCtx) {
-	danger, getline := checkAwk(prog)
-	if danger != "" {
-		w.a.opaqueSrc(c.src, name+" program "+danger)
+func awkOptionSafe(opt string) bool {
+	if awkSafeOpts[opt] {
+		return true
 	}
-	if getline {
+	if !strings.HasPrefix(opt, "--") || len(opt) < 5 {
+		return false
+	}
+	// An abbreviation is safe only when every option it can stand for is.
+	matched := false
+	for _, full := range []string{"--field-separator", "--assign", "--source", "--file", "--exec", "--include",
+		"--load", "--dump-variables", "--debug", "--pretty-print", "--profile", "--gen-pot", "--characters-as-bytes",
+		"--traditional", "--copyright", "--help", "--csv", "--lint", "--lint-old", "--bignum", "--non-decimal-data",
+		"--use-lc-numeric", "--optimize", "--posix", "--re-interval", "--no-optimize", "--sandbox", "--version",
+		"--trace", "--persist", "--include"} {
+		if strings.HasPrefix(full, opt) {
+			if !awkSafeOpts[full] {
+				return false
+			}
+			matched = true
+		}
+	}
+	return matched
+}
+
+func (w *walker) awkProgram(name string, prog Word, c cmdCtx) {
+	if prog.Dynamic {
+		w.a.opaqueSrc(c.src, name+" program is not literal")
+		return
+	}
+	p := parseAwk(prog.Text)
+	if p.danger != "" {
+		w.a.opaqueSrc(c.src, name+" program "+p.danger)
+	}
+	for _, f := range p.writes {
+		w.pathEffect(Write, Word{Text: f}, name+" print > writes the file", c.src)
+	}
+	for _, f := range p.reads {
+		w.pathEffect(Read, Word{Text: f}, name+" getline < reads the file", c.src)
+	}
+	if p.getline {
 		w.a.add(Effect{Kind: Read, Path: "(awk getline <)", Dynamic: true, Reason: name + " getline reads a file named by the program", Source: c.src})
 	}
 }
