@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench-workload.sh: a syscall-heavy workload (loops of cat, find and git
+# status in a small repository) inside `sandbox run` against the same
+# workload under bubblewrap, interleaved. The jail's start is paid once
+# per run, so what differs is what the jail costs each syscall: Landlock's
+# path walks, the seccomp filter, the mount namespace.
+#
+#   hack/bench-workload.sh [ROUNDS] [LOOPS]   (defaults 5 and 40; root for every layer;
+#                                             uses $SANDBOX when set, else `make build`)
+#
+# Target (issue "Close the boundary"): within 5% of bubblewrap.
+set -euo pipefail
+rounds=${1:-5}
+loops=${2:-40}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+command -v bwrap >/dev/null || { echo "bench-workload: bwrap is not installed (apt-get install bubblewrap)" >&2; exit 1; }
+if [ -n "${SANDBOX:-}" ]; then
+  dd if="$SANDBOX" of="$work/sandbox" bs=1M status=none && chmod 755 "$work/sandbox"
+else
+  (cd "$root" && make -s build BIN="$work/sandbox")
+fi
+export XDG_STATE_HOME=$work/state # never the real per-user state
+
+# A small repository: 400 files in 20 directories, committed.
+proj=$work/project
+mkdir -p "$proj"
+for d in $(seq 1 20); do
+  mkdir -p "$proj/src/d$d"
+  for f in $(seq 1 20); do echo "package d$d // $f" >"$proj/src/d$d/f$f.go"; done
+done
+git -C "$proj" init -q
+git -C "$proj" add -A
+git -C "$proj" -c user.name=b -c user.email=b@b commit -qm init
+"$work/sandbox" init "$proj" >/dev/null
+
+cat >"$work/workload.sh" <<EOF
+set -e
+for i in \$(seq 1 $loops); do
+  cat src/d1/*.go >/dev/null
+  find . -name '*.go' -newer /etc/hostname >/dev/null
+  /usr/bin/git status --porcelain >/dev/null
+done
+EOF
+
+cd "$proj"
+jail=("$work/sandbox" run -- /bin/bash "$work/workload.sh")
+bwrap=(bwrap --bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --chdir "$proj" /bin/bash "$work/workload.sh")
+"${jail[@]}" >/dev/null 2>&1 || { echo "bench-workload: the workload failed in the jail" >&2; exit 1; }
+"${bwrap[@]}" >/dev/null 2>&1 || { echo "bench-workload: the workload failed under bwrap" >&2; exit 1; }
+ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
+js=() bs=()
+for r in $(seq 1 "$rounds"); do
+  js+=("$(ms "${jail[@]}")")
+  bs+=("$(ms "${bwrap[@]}")")
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+j=$(median "${js[@]}")
+b=$(median "${bs[@]}")
+echo "median of $rounds rounds, $loops loops of cat + find + git status:"
+echo "  sandbox run   $j ms"
+echo "  bwrap         $b ms"
+awk -v j="$j" -v b="$b" 'BEGIN {
+	printf "workload: sandbox run %.3fx of bwrap (target <= 1.05): %s\n", j / b, (j / b <= 1.05 ? "met" : "NOT met")
+}' | tee -a "${BENCH_OUT:-$work}/summary"
