@@ -39,8 +39,9 @@ func newServeCmd() *cobra.Command {
 		Long: `serve is the approver dashboard: a web page, a REST API and a WebSocket of
 live events for one or more folders. What you approve there runs in this
 process, as with sandbox watch. Its first line on stdout is the address to
-open, with a fresh token: http://127.0.0.1:PORT/?token=TOKEN (the token is
-also kept, 0600, in the per-user state directory). It listens on loopback
+open, with a one-time sign-in code: http://127.0.0.1:PORT/#code=CODE (the
+page trades it for a credential it keeps in memory; the API token for your
+own tools is kept, 0600, in the per-user state directory). It listens on loopback
 only, unless --allow-remote is given with --tls-cert and --tls-key.
 See docs/DASHBOARD.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -112,7 +113,12 @@ func serveOn(ctx context.Context, opts *serveOptions, ln net.Listener, tlsCfg *t
 		return err
 	}
 	defer remove()
-	fmt.Fprintf(opts.out, "%s/?token=%s\n", baseURL(cfg), token)
+	code, err := srv.NewCode()
+	if err != nil {
+		srv.Close(context.Background())
+		return err
+	}
+	fmt.Fprintf(opts.out, "%s/#code=%s\n", baseURL(cfg), code)
 	if f, ok := opts.out.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
@@ -121,11 +127,8 @@ func serveOn(ctx context.Context, opts *serveOptions, ln net.Listener, tlsCfg *t
 }
 
 func serveHTTP(ctx context.Context, ln net.Listener, tlsCfg *tls.Config, srv *serve.Server, logger *slog.Logger) error {
-	hs := &http.Server{
-		Handler: srv.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	hs := srv.HTTPServer(tlsCfg, serve.DefaultLimits)
+	ln = serve.LimitListener(ln, serve.DefaultLimits.MaxConns)
 	errc := make(chan error, 1)
 	go func() {
 		if tlsCfg != nil {

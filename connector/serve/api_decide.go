@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
@@ -10,10 +11,10 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// approveBody is the optional body of POST /api/requests/{id}/approve.
-// Hash is the content hash the human saw (the page always sends it): a
-// request whose content changed since is refused. Without it, the hash
-// the server last showed is used.
+// approveBody is the body of POST /api/requests/{id}/approve. Hash, the
+// content hash the human saw, is required: an approval without it, or
+// with a hash the request does not have now, is 409 and nothing runs (an
+// approval that named nothing would run whatever the file holds by then).
 type approveBody struct {
 	Always  bool   `json:"always"`
 	Pattern string `json:"pattern"`
@@ -45,6 +46,10 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	if err := fs.checkShown(id, body.Hash); err != nil {
+		fail(w, err)
+		return
+	}
 	opts := fs.approveOptions(id, body)
 	type outcome struct {
 		res *queue.Result
@@ -62,6 +67,26 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// checkShown refuses an approval that does not carry the hash the
+// request has now, before anything is claimed: a wrong hash is the
+// client's mistake (or a stale page), not a changed file, so the request
+// stays pending. A file that changes between this check and the claim is
+// caught by the claim (ClaimShown) and quarantined.
+func (fs *folderState) checkShown(id, hash string) error {
+	req, st, err := fs.q.Load(id)
+	switch {
+	case hash == "" && errors.Is(err, queue.ErrNotFound):
+		return err
+	case hash == "":
+		return errNoHash
+	case err != nil || st != queue.StatePending || req == nil:
+		return nil // the claim reports it (taken, decided, not found)
+	case req.Hash != hash:
+		return fmt.Errorf("%w: the request's hash is %.12s…, the approval names %.12s…", errHashMismatch, req.Hash, display.EscapeLine(hash))
+	}
+	return nil
+}
+
 // approveOptions turns the body into the approver's options. A pattern
 // equal to the escaped proposal stands for the proposal itself.
 func (fs *folderState) approveOptions(id string, b approveBody) approver.ApproveOptions {
@@ -69,9 +94,6 @@ func (fs *folderState) approveOptions(id string, b approveBody) approver.Approve
 	req := fs.cached(id)
 	if req == nil {
 		return o
-	}
-	if o.ShownHash == "" {
-		o.ShownHash = req.Hash
 	}
 	if o.Always && o.Pattern != "" {
 		if p, err := fs.ap.Propose(req); err == nil && display.EscapeLine(p) == o.Pattern {

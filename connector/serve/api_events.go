@@ -13,6 +13,12 @@ import (
 // is dropped.
 const writeTimeout = 10 * time.Second
 
+// pingEvery is how often a WebSocket is pinged; a client that does not
+// answer before the next ping is due is dropped, so a connection whose peer
+// vanished (or never reads) does not stay open forever. A variable for
+// tests.
+var pingEvery = 30 * time.Second
+
 // handleEvents is the WebSocket /api/events: a hello with the status,
 // then every event as one JSON text message. The guard has checked the
 // token and the Origin; clients only listen (a message from one closes
@@ -24,7 +30,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.hub.leave(c)
-	conn, err := websocket.Accept(w, r, nil)
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{wsProtocol}})
 	if err != nil {
 		return
 	}
@@ -34,10 +40,16 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if send(ctx, conn, hello) != nil {
 		return
 	}
+	ping := time.NewTicker(pingEvery)
+	defer ping.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-ping.C:
+			if pingOnce(ctx, conn) != nil {
+				return
+			}
 		case <-c.gone:
 			conn.Close(websocket.StatusTryAgainLater, "fell behind or server stopping; reconnect")
 			return
@@ -47,6 +59,12 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+func pingOnce(ctx context.Context, conn *websocket.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, pingEvery)
+	defer cancel()
+	return conn.Ping(ctx)
 }
 
 func send(ctx context.Context, conn *websocket.Conn, b []byte) error {

@@ -134,15 +134,62 @@ func readOutput(t *testing.T, body string) (stdout, stderr string, last outputLi
 	return stdout, stderr, last
 }
 
+// An approval must name the content hash shown: without it, or with a
+// hash the request does not have, it is 409 and nothing runs (the request
+// stays pending: a wrong hash is not a changed file).
+func TestApproveWithoutTheShownHashRunsNothing(t *testing.T) {
+	h := newHarness(t, 1)
+	req := h.projects[0].submit(t, "echo ran >> ran.txt")
+	h.pending(t, 1)
+	for _, body := range []string{"", "{}", `{"hash":""}`, `{"hash":"` + strings.Repeat("0", 64) + `"}`,
+		`{"hash":"` + req.Hash[:12] + `"}`, `{"always":false}`} {
+		w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", body)
+		if w.Code != http.StatusConflict {
+			t.Fatalf("body %q: status %d, want 409: %s", body, w.Code, w.Body)
+		}
+	}
+	if _, err := os.Stat(h.projects[0].f.Root + "/ran.txt"); err == nil {
+		t.Fatal("an approval without the shown hash ran")
+	}
+	h.pending(t, 1)
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", hashBody(req)), 200, nil)
+	if data, _ := os.ReadFile(h.projects[0].f.Root + "/ran.txt"); string(data) != "ran\n" {
+		t.Fatalf("ran %q", data)
+	}
+}
+
+// A request file swapped after it was shown is refused at the claim even
+// when the approval carries the hash shown.
 func TestApproveRefusesChangedContent(t *testing.T) {
 	h := newHarness(t, 1)
-	req := h.projects[0].submit(t, "echo hi")
+	p := h.projects[0]
+	req := p.submit(t, "echo shown >> ran.txt")
 	h.pending(t, 1)
-	w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"hash":"`+strings.Repeat("0", 64)+`"}`)
+	path := p.f.Pending() + "/" + req.ID + ".json"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planted queue.Request // a valid request, its hash recomputed
+	if err := json.Unmarshal(data, &planted); err != nil {
+		t.Fatal(err)
+	}
+	planted.Shell.Script = "echo other >> ran.txt"
+	planted.Hash = planted.ComputeHash()
+	data, _ = json.Marshal(&planted)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", hashBody(req))
 	if w.Code != http.StatusConflict {
 		t.Fatalf("status %d, want 409: %s", w.Code, w.Body)
 	}
+	if _, err := os.Stat(p.f.Root + "/ran.txt"); err == nil {
+		t.Fatal("a swapped request ran")
+	}
 }
+
+func hashBody(req *queue.Request) string { return `{"hash":"` + req.Hash + `"}` }
 
 func TestTwoConcurrentApprovalsOneWins(t *testing.T) {
 	for i := range 5 {
@@ -156,7 +203,7 @@ func TestTwoConcurrentApprovalsOneWins(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					codes[j] = h.do(t, "POST", "/api/requests/"+req.ID+"/approve", "").Code
+					codes[j] = h.do(t, "POST", "/api/requests/"+req.ID+"/approve", hashBody(req)).Code
 				}()
 			}
 			wg.Wait()
@@ -180,7 +227,7 @@ func TestDenyWithAReason(t *testing.T) {
 	if dv.Result == nil || dv.Result.Decision != "denied" || dv.Result.Reason != `not now \x1b[1m` {
 		t.Fatalf("result %+v", dv.Result)
 	}
-	w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", "")
+	w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", hashBody(req))
 	if w.Code != http.StatusConflict {
 		t.Fatalf("approve after deny: %d", w.Code)
 	}
@@ -208,14 +255,14 @@ func TestManyFolders(t *testing.T) {
 	if len(list2.Requests) != 0 {
 		t.Fatalf("folder filter: %+v", list2)
 	}
-	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve?folder="+key, ""), 200, nil)
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve?folder="+key, hashBody(req)), 200, nil)
 }
 
 func TestAuditAndVerify(t *testing.T) {
 	h := newHarness(t, 1)
 	req := h.projects[0].submit(t, "true")
 	h.pending(t, 1)
-	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", ""), 200, nil)
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", hashBody(req)), 200, nil)
 	var recs struct{ Records []RecordView }
 	decode(t, h.do(t, "GET", "/api/audit", ""), 200, &recs)
 	if len(recs.Records) != 2 || recs.Records[0].Event != "request.approved" || !recs.Records[1].Authentic {
@@ -282,7 +329,7 @@ func TestOutputWaitsForAPendingRequest(t *testing.T) {
 		got <- w.Body.String()
 	}()
 	time.Sleep(100 * time.Millisecond) // the stream is waiting on a pending request
-	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", ""), 200, nil)
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", hashBody(req)), 200, nil)
 	select {
 	case body := <-got:
 		out, _, last := readOutput(t, body)
@@ -314,7 +361,10 @@ func TestTerminalAndBrowserNeverBothRun(t *testing.T) {
 		var code int
 		var werr error
 		wg.Add(2)
-		go func() { defer wg.Done(); code = h.do(t, "POST", "/api/requests/"+req.ID+"/approve", "").Code }()
+		go func() {
+			defer wg.Done()
+			code = h.do(t, "POST", "/api/requests/"+req.ID+"/approve", hashBody(req)).Code
+		}()
 		go func() { defer wg.Done(); _, werr = watch.Approve(t.Context(), req.ID, approver.ApproveOptions{}) }()
 		wg.Wait()
 		if (code == 200) == (werr == nil) {

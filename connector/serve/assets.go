@@ -20,11 +20,9 @@ func (s *Server) assets() http.Handler {
 	return http.StripPrefix("/assets/", http.FileServerFS(sub))
 }
 
-// handleIndex serves the page; opened with ?token=, it also sets the
-// HttpOnly cookie the page's API calls then carry (the page removes the
-// token from the address bar).
+// handleIndex serves the page. It sets no cookie: the page signs in with
+// the one-time code in its address's fragment (see sessions).
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
-	s.guard.login(w, r)
 	page, err := web.ReadFile("web/index.html")
 	if err != nil {
 		fail(w, err)

@@ -61,7 +61,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	q := openQueue(t, proj)
 	first := submit(t, q, proj, "echo hello from the dashboard; echo '\x1b[31mred\x1b[0m' # \u202eevil", "to show the page works")
 	second := submit(t, q, proj, "git push origin main", "publish the branch")
-	for _, s := range []string{"SEEN", "APPROVED", "SHOT", "DENIED", "AUDIT", "DONE"} {
+	for _, s := range []string{"SEEN", "GUARDED", "APPROVED", "SHOT", "DENIED", "AUDIT", "DONE"} {
 		expect(t, steps, s)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -136,7 +136,7 @@ func startServe(t *testing.T, bin, proj string) string {
 	}()
 	select {
 	case l := <-line:
-		if !strings.HasPrefix(l, "http://127.0.0.1:") || !strings.Contains(l, "/?token=") {
+		if !strings.HasPrefix(l, "http://127.0.0.1:") || !strings.Contains(l, "/#code=") {
 			t.Fatalf("first line %q", l)
 		}
 		return l

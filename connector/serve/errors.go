@@ -19,6 +19,10 @@ var (
 	errNoPolicies = errors.New("policy changes are not available in this build")
 	// errPolicyChanged: policy.yaml changed since its diff was shown.
 	errPolicyChanged = errors.New("policy.yaml changed since it was shown; look again")
+	// errNoHash: an approval that does not name the content hash shown.
+	errNoHash = errors.New("an approval must carry the content hash that was shown (\"hash\"); nothing ran")
+	// errHashMismatch: an approval naming a hash the request does not have.
+	errHashMismatch = errors.New("the request is not the one shown; nothing ran")
 	// errNoPolicyChange: nothing to accept.
 	errNoPolicyChange = errors.New("no pending policy change")
 )

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,17 +25,22 @@ func liveHarness(t *testing.T, n int) (*harness, string) {
 	return h, ts.URL
 }
 
-// dial connects to /api/events with the token as the page's cookie.
+// dial connects to /api/events with the token offered as a subprotocol,
+// as the page does.
 func dial(t *testing.T, h *harness, base string, origin string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
+	return dialWith(t, base, origin, []string{wsProtocol, wsTokenPrefix + h.token})
+}
+
+func dialWith(t *testing.T, base, origin string, protocols []string) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
 	hdr := http.Header{}
-	hdr.Set("Cookie", h.srv.guard.cookie+"="+h.token)
 	if origin != "" {
 		hdr.Set("Origin", origin)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return websocket.Dial(ctx, "ws"+base[len("http"):]+"/api/events", &websocket.DialOptions{HTTPHeader: hdr})
+	return websocket.Dial(ctx, "ws"+base[len("http"):]+"/api/events", &websocket.DialOptions{HTTPHeader: hdr, Subprotocols: protocols})
 }
 
 // next reads events until one of type typ arrives (bounded).
@@ -80,9 +86,8 @@ func TestEventsFollowARequestFromArrivalToOutput(t *testing.T) {
 		t.Fatalf("pending event %+v", ev)
 	}
 	go func() {
-		cookie := &http.Cookie{Name: h.srv.guard.cookie, Value: h.token}
-		r, _ := http.NewRequest("POST", base+"/api/requests/"+req.ID+"/approve", nil)
-		r.AddCookie(cookie)
+		r, _ := http.NewRequest("POST", base+"/api/requests/"+req.ID+"/approve", strings.NewReader(hashBody(req)))
+		r.Header.Set("Authorization", "Bearer "+h.token)
 		r.Header.Set("Origin", base)
 		if resp, err := http.DefaultClient.Do(r); err == nil {
 			resp.Body.Close()
@@ -161,5 +166,54 @@ func TestHubDropsSlowClientsWithoutBlocking(t *testing.T) {
 	hb.close()
 	if hb.join() != nil {
 		t.Fatal("joined a closed hub")
+	}
+}
+
+// The page's own credential (a token traded for a one-time code) opens
+// the WebSocket as a subprotocol; the token as a cookie does not.
+func TestEventsTakeThePageTokenNotACookie(t *testing.T) {
+	h, base := liveHarness(t, 1)
+	code, _ := h.srv.NewCode()
+	r, _ := http.NewRequest("POST", base+"/api/session", strings.NewReader(`{"code":"`+code+`"}`))
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("exchange: %v %v", resp, err)
+	}
+	var got struct{ Token string }
+	json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	c, resp, err := dialWith(t, base, base, []string{wsProtocol, wsTokenPrefix + got.Token})
+	if err != nil {
+		t.Fatalf("page token: %v %v", resp, err)
+	}
+	if c.Subprotocol() != wsProtocol {
+		t.Fatalf("subprotocol %q, want %q (the token is never echoed)", c.Subprotocol(), wsProtocol)
+	}
+	next(t, c, EventHello)
+	c.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hdr := http.Header{"Cookie": {"sandbox_token_1=" + h.token}}
+	if _, resp, err := websocket.Dial(ctx, "ws"+base[len("http"):]+"/api/events", &websocket.DialOptions{HTTPHeader: hdr}); err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Fatalf("cookie: %v %v", resp, err)
+	}
+}
+
+// A WebSocket client that stops answering pings is dropped.
+func TestEventsDropAClientThatStopsAnsweringPings(t *testing.T) {
+	old := pingEvery
+	pingEvery = 100 * time.Millisecond
+	t.Cleanup(func() { pingEvery = old })
+	h, base := liveHarness(t, 1)
+	c, _, err := dial(t, h, base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	// This client never reads again, so it never answers a ping.
+	for deadline := time.Now().Add(20 * time.Second); h.srv.hub.count() != 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a client that answers no ping stayed connected")
+		}
 	}
 }

@@ -13,14 +13,22 @@ const maxBody = 64 << 10
 const csp = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
 	"img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
+// wsProtocol is the WebSocket subprotocol the page speaks; it offers its
+// token as a second one, wsTokenPrefix+TOKEN (a browser cannot set an
+// Authorization header on a WebSocket, and a cookie is what we refuse).
+const (
+	wsProtocol    = "sandbox.v1"
+	wsTokenPrefix = "sandbox.token."
+)
+
 // guard holds what every request is checked against: the Host header
-// (DNS rebinding), the Origin (cross-site requests) and the token.
+// (DNS rebinding), the Origin (cross-site requests) and the credentials:
+// the token of the token file, or a page token from a one-time code.
 type guard struct {
-	hosts   map[string]bool // accepted Host values, lower case
-	origins map[string]bool // accepted Origin values
-	token   string
-	cookie  string // the cookie's name: one per port
-	secure  bool
+	hosts    map[string]bool // accepted Host values, lower case
+	origins  map[string]bool // accepted Origin values
+	token    string
+	sessions *sessions
 }
 
 func newGuard(cfg Config) (*guard, error) {
@@ -28,8 +36,7 @@ func newGuard(cfg Config) (*guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &guard{hosts: map[string]bool{}, origins: map[string]bool{}, token: cfg.Token,
-		cookie: "sandbox_token_" + port, secure: cfg.TLS}
+	g := &guard{hosts: map[string]bool{}, origins: map[string]bool{}, token: cfg.Token, sessions: &sessions{}}
 	names := append([]string{host}, cfg.ExtraHosts...)
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		names = append(names, "localhost")
@@ -74,7 +81,8 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// api checks an API call's origin and token.
+// api checks an API call's origin and token. POST /api/session, which
+// trades a one-time code for a token, needs no token.
 func (g *guard) api(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("Cache-Control", "no-store")
 	if o := r.Header.Get("Origin"); o != "" && !g.origins[strings.ToLower(o)] {
@@ -85,6 +93,9 @@ func (g *guard) api(w http.ResponseWriter, r *http.Request) bool {
 		writeError(w, http.StatusForbidden, "forbidden", "cross-site requests are refused")
 		return false
 	}
+	if r.URL.Path == "/api/session" {
+		return true
+	}
 	if !g.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sandbox"`)
 		writeError(w, http.StatusUnauthorized, "unauthorized", "a valid token is required (open the address sandbox serve printed)")
@@ -93,22 +104,27 @@ func (g *guard) api(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// authorized accepts "Authorization: Bearer TOKEN" or the page's cookie.
+// authorized accepts "Authorization: Bearer TOKEN" and, on the WebSocket
+// only, the token offered as the subprotocol wsTokenPrefix+TOKEN. TOKEN is
+// the token file's or a live page token. Cookies are never looked at.
 func (g *guard) authorized(r *http.Request) bool {
 	if a := r.Header.Get("Authorization"); a != "" {
 		t, ok := strings.CutPrefix(a, "Bearer ")
-		return ok && tokenEqual(t, g.token)
+		return ok && g.accepts(t)
 	}
-	c, err := r.Cookie(g.cookie)
-	return err == nil && tokenEqual(c.Value, g.token)
+	if r.URL.Path != "/api/events" {
+		return false
+	}
+	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(h, ",") {
+			if t, ok := strings.CutPrefix(strings.TrimSpace(p), wsTokenPrefix); ok {
+				return g.accepts(t)
+			}
+		}
+	}
+	return false
 }
 
-// login sets the page's cookie when the page is opened with ?token=.
-func (g *guard) login(w http.ResponseWriter, r *http.Request) {
-	t := r.URL.Query().Get("token")
-	if t == "" || !tokenEqual(t, g.token) {
-		return
-	}
-	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: t, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: g.secure})
+func (g *guard) accepts(t string) bool {
+	return tokenEqual(t, g.token) || g.sessions.valid(t)
 }

@@ -22,6 +22,7 @@ var apiRoutes = []struct{ method, path, body string }{
 	{"GET", "/api/policy", ""},
 	{"POST", "/api/policy/accept", `{"sha256":"x"}`},
 	{"GET", "/api/events", ""},
+	{"POST", "/api/codes", ""},
 }
 
 func TestEveryAPIRouteNeedsTheToken(t *testing.T) {
@@ -38,13 +39,19 @@ func TestEveryAPIRouteNeedsTheToken(t *testing.T) {
 			noAuth(r)
 			r.URL.RawQuery = "token=" + h.token
 		}},
-		{"wrong cookie", func(r *http.Request) {
+		{"the token as a cookie", func(r *http.Request) {
 			noAuth(r)
-			r.AddCookie(&http.Cookie{Name: h.srv.guard.cookie, Value: strings.Repeat("y", 43)})
+			r.AddCookie(&http.Cookie{Name: "sandbox_token_7357", Value: h.token})
 		}},
-		{"cookie of another port", func(r *http.Request) {
+		{"the token as a subprotocol off the WebSocket", func(r *http.Request) {
 			noAuth(r)
-			r.AddCookie(&http.Cookie{Name: "sandbox_token_1", Value: h.token})
+			if r.URL.Path != "/api/events" {
+				r.Header.Set("Sec-WebSocket-Protocol", wsProtocol+", "+wsTokenPrefix+h.token)
+			}
+		}},
+		{"a wrong subprotocol token", func(r *http.Request) {
+			noAuth(r)
+			r.Header.Set("Sec-WebSocket-Protocol", wsProtocol+", "+wsTokenPrefix+strings.Repeat("z", 43))
 		}},
 	}
 	for _, rt := range apiRoutes {
@@ -59,25 +66,60 @@ func TestEveryAPIRouteNeedsTheToken(t *testing.T) {
 	}
 }
 
-func TestTheCookieSetByThePageAuthorizes(t *testing.T) {
+// The page signs in with a one-time code: it works once, for a token that
+// authorises the API; a spent, wrong or cross-origin code does not.
+func TestOneTimeCodeWorksOnce(t *testing.T) {
 	h := newHarness(t, 1)
-	w := h.do(t, "GET", "/?token="+h.token, "", noAuth)
-	decode(t, w, 200, nil)
-	var cookie *http.Cookie
-	for _, c := range w.Result().Cookies() {
-		if c.Name == h.srv.guard.cookie {
-			cookie = c
+	code, err := h.srv.NewCode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := withHeader("Origin", "http://"+testAddr)
+	if w := h.do(t, "POST", "/api/session", `{"code":"`+code+`"}`, noAuth, withHeader("Origin", "http://127.0.0.1:3000")); w.Code != 403 {
+		t.Fatalf("a foreign origin's exchange: %d", w.Code)
+	}
+	var got struct{ Token string }
+	decode(t, h.do(t, "POST", "/api/session", `{"code":"`+code+`"}`, noAuth, origin), 200, &got)
+	if len(got.Token) < minTokenLen || got.Token == h.token || got.Token == code {
+		t.Fatalf("page token %q", got.Token)
+	}
+	bearer := withHeader("Authorization", "Bearer "+got.Token)
+	decode(t, h.do(t, "GET", "/api/status", "", bearer), 200, nil)
+	for _, body := range []string{`{"code":"` + code + `"}`, `{"code":""}`, `{}`, `{"code":"` + h.token + `"}`} {
+		if w := h.do(t, "POST", "/api/session", body, noAuth, origin); w.Code != 401 {
+			t.Fatalf("exchange %s: %d, want 401", body, w.Code)
 		}
 	}
-	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" {
-		t.Fatalf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/", cookie)
+	// A tool holding the token file can make another code.
+	var more struct{ Code string }
+	decode(t, h.do(t, "POST", "/api/codes", ""), 200, &more)
+	decode(t, h.do(t, "POST", "/api/session", `{"code":"`+more.Code+`"}`, noAuth), 200, nil)
+}
+
+// No route ever sets a cookie: a cookie of 127.0.0.1 reaches every port
+// of the host, so any local server the browser visits would receive it.
+func TestNoCookieIsEverSet(t *testing.T) {
+	h := newHarness(t, 1)
+	req := h.projects[0].submit(t, "true")
+	code, _ := h.srv.NewCode()
+	paths := []struct{ method, path, body string }{
+		{"GET", "/", ""}, {"GET", "/?token=" + h.token, ""}, {"GET", "/?code=" + code, ""},
+		{"GET", "/assets/app.js", ""}, {"GET", "/nope", ""},
+		{"POST", "/api/session", `{"code":"` + code + `"}`}, {"POST", "/api/session", `{"code":"x"}`},
+		{"GET", "/api/requests/" + req.ID, ""}, {"POST", "/api/requests/" + req.ID + "/deny", "{}"},
 	}
-	w = h.do(t, "GET", "/api/status", "", noAuth, func(r *http.Request) { r.AddCookie(cookie) })
-	decode(t, w, 200, nil)
-	// A wrong token in the address sets no cookie.
-	w = h.do(t, "GET", "/?token=nope", "", noAuth)
-	if len(w.Result().Cookies()) != 0 {
-		t.Fatal("a wrong token set a cookie")
+	paths = append(paths, apiRoutes...)
+	for _, rt := range paths {
+		for _, auth := range []bool{true, false} {
+			w := h.do(t, rt.method, rt.path, rt.body, func(r *http.Request) {
+				if !auth {
+					noAuth(r)
+				}
+			})
+			if c := w.Header().Values("Set-Cookie"); len(c) != 0 {
+				t.Fatalf("%s %s set a cookie: %q", rt.method, rt.path, c)
+			}
+		}
 	}
 }
 
@@ -223,10 +265,5 @@ func TestRemoteGuardAcceptsTheCertificateNamesOverHTTPS(t *testing.T) {
 		if w.Code != tc.want {
 			t.Errorf("%s %s: %d, want %d", tc.host, tc.origin, w.Code, tc.want)
 		}
-	}
-	w := httptest.NewRecorder()
-	g.login(w, httptest.NewRequest("GET", "https://dash.example:8443/?token="+g.token, nil))
-	if c := w.Result().Cookies(); len(c) != 1 || !c[0].Secure {
-		t.Fatalf("cookie over https: %+v", c)
 	}
 }

@@ -51,8 +51,10 @@ func errStatus(err error) (int, string) {
 		return http.StatusConflict, "denied_first"
 	case errors.Is(err, approver.ErrTooLate):
 		return http.StatusConflict, "too_late"
-	case errors.Is(err, queue.ErrBadFile):
+	case errors.Is(err, queue.ErrBadFile), errors.Is(err, errHashMismatch):
 		return http.StatusConflict, "changed"
+	case errors.Is(err, errNoHash):
+		return http.StatusConflict, "hash_required"
 	case errors.Is(err, errAmbiguous), errors.Is(err, errPolicyChanged), errors.Is(err, errNoPolicyChange):
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, approver.ErrNoMemory), errors.Is(err, queue.ErrInvalid):

@@ -51,7 +51,7 @@ func TestApproveAlwaysRemembersThePatternShown(t *testing.T) {
 	}
 	// The escaped proposal sent back stands for the proposal itself.
 	var dv decisionView
-	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"ls \\u202e*"}`), 200, &dv)
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"ls \\u202e*","hash":"`+req.Hash+`"}`), 200, &dv)
 	if len(mem.patterns) != 1 || mem.patterns[0] != "ls \u202e*" || dv.Result.Always != `ls \u202e*` {
 		t.Fatalf("remembered %q, result %+v", mem.patterns, dv.Result)
 	}
@@ -77,7 +77,7 @@ func TestApproveAlwaysWithoutMemoryRunsNothing(t *testing.T) {
 	if v := h.pending(t, 1)[0]; v.Pattern != "" {
 		t.Fatalf("a pattern without memory: %q", v.Pattern)
 	}
-	w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true}`)
+	w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"hash":"`+req.Hash+`"}`)
 	if w.Code != 422 {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}

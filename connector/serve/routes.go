@@ -9,6 +9,8 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.handleIndex)
 	mux.Handle("GET /assets/", s.assets())
+	mux.HandleFunc("POST /api/session", s.handleSession)
+	mux.HandleFunc("POST /api/codes", s.handleCodes)
 	mux.HandleFunc("GET /api/status", s.handleStatus)
 	mux.HandleFunc("GET /api/folders", s.handleFolders)
 	mux.HandleFunc("GET /api/requests", s.handleList)

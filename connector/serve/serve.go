@@ -42,9 +42,10 @@ type Config struct {
 	// the names in ExtraHosts.
 	Addr       string
 	ExtraHosts []string
-	// TLS says the page is served over https (cookie Secure, origin scheme).
+	// TLS says the page is served over https (the accepted Origin's scheme).
 	TLS bool
-	// Token is required on every API call (NewToken makes one).
+	// Token authorises every API call (NewToken makes one); the page uses
+	// tokens of its own, got with a one-time code (NewCode).
 	Token string
 	// State is the per-user state: its key verifies and reads the audit log.
 	State *userstate.State

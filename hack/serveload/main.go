@@ -147,10 +147,15 @@ func start(bin string, dirs []string) (*server, error) {
 	}()
 	select {
 	case l := <-line:
-		base, token, ok := strings.Cut(l, "/?token=")
+		base, code, ok := strings.Cut(l, "/#code=")
 		if !ok {
 			cmd.Process.Kill()
 			return nil, fmt.Errorf("unexpected first line %q", l)
+		}
+		token, err := signIn(base, code)
+		if err != nil {
+			cmd.Process.Kill()
+			return nil, err
 		}
 		return &server{cmd: cmd, base: base, token: token}, nil
 	case <-time.After(60 * time.Second):
@@ -303,4 +308,18 @@ func verdict(ok bool) string {
 		return "ok"
 	}
 	return "MISSED"
+}
+
+// signIn trades the one-time code for a page token, as the page does.
+func signIn(base, code string) (string, error) {
+	resp, err := http.Post(base+"/api/session", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var got struct{ Token string }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 {
+		return "", fmt.Errorf("sign-in: %s %v", resp.Status, err)
+	}
+	return got.Token, nil
 }

@@ -32,8 +32,16 @@ try {
   page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
   await page.goto(url, { waitUntil: 'load', timeout: 30000 });
   await page.waitForSelector('#conn.live', { timeout: 30000 });
-  if (new URL(page.url()).search !== '') fail('the token stayed in the address bar: ' + page.url());
-  if (await page.evaluate(() => document.cookie) !== '') fail('the token cookie is readable from script');
+  const here = new URL(page.url());
+  if (here.search !== '' || here.hash !== '') fail('the sign-in code stayed in the address bar: ' + page.url());
+  if ((await ctx.cookies()).length !== 0) fail('a cookie was set: ' + JSON.stringify(await ctx.cookies()));
+  if (await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage)) !== '{}{}') fail('the page stored something');
+  // The code was spent: a second page opened with it is signed out.
+  const other = await ctx.newPage();
+  await other.goto(url, { waitUntil: 'load', timeout: 30000 });
+  await other.waitForSelector('#banner:not(.hidden)', { timeout: 30000 });
+  if (!(await other.textContent('#banner')).includes('Signed out')) fail('a spent code signed a page in');
+  await other.close();
   step('READY');
 
   // The Go test submits the requests now; they must appear live.
@@ -45,8 +53,25 @@ try {
   if (/[\u001b\u202e]/.test(await page.textContent('body'))) fail('a raw control character reached the page');
   step('SEEN');
 
+  // The guard: a key or a click on approve in the same moment the selected
+  // request changes does nothing (dispatched in one task with the change,
+  // so surely inside the window, whatever the machine's speed).
+  const early = await page.evaluate(() => {
+    document.querySelector('#pending-list .item:nth-child(2)').click();
+    const before = document.body.dataset.guard;
+    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true }));
+    document.querySelector('#btn-approve').click();
+    return before;
+  });
+  if (early !== 'on') fail('the guard was not on right after the selection changed');
+  await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
+  if (!(await page.isHidden('#outcome'))) fail('a key inside the guard window acted: ' + await page.textContent('#outcome'));
+  if ((await page.textContent('#d-state')).indexOf('pending') !== 0) fail('a request decided inside the guard window');
+  step('GUARDED');
+
   // Select it, check the detail, approve with the keyboard.
   await page.click('#pending-list .item:first-child');
+  await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
   const fields = await page.textContent('#d-fields');
   for (const want of ['script', 'cwd', 'source', 'agent', 'why', 'policy', 'hash']) {
     if (!fields.includes(want)) fail('detail lacks ' + want + ': ' + fields);
@@ -65,6 +90,7 @@ try {
   // k selects the pending request; d opens the deny form; Enter denies.
   await page.keyboard.press('k');
   await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('git push'), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
   await page.keyboard.press('d');
   await page.waitForSelector('#deny-form:not(.hidden)', { timeout: 10000 });
   await page.keyboard.type('not on main, open a pull request');

@@ -4,10 +4,14 @@
 'use strict';
 
 (function () {
-  // The cookie holds the token now: take it out of the address bar.
-  if (new URLSearchParams(location.search).has('token')) {
-    history.replaceState(null, '', location.pathname);
-  }
+  // Sign-in: the address `sandbox serve` printed carries a one-time code
+  // in its fragment (#code=...), which the browser never sends anywhere.
+  // The page trades it once (POST /api/session) for a bearer token that
+  // lives in this variable only: no cookie (a cookie of 127.0.0.1 would
+  // reach every local server the browser visits), no storage.
+  let token = null;
+  const code = new URLSearchParams(location.hash.slice(1)).get('code');
+  if (location.hash || location.search) history.replaceState(null, '', location.pathname);
 
   const $ = (id) => document.getElementById(id);
   const MAX_DONE = 50, MAX_AUDIT = 300, MAX_OUTPUT = 512 * 1024;
@@ -52,8 +56,20 @@
 
   // ---- API -------------------------------------------------------------
 
+  async function signIn() {
+    if (!code) throw new Error('signed out');
+    const r = await fetch('/api/session', {
+      method: 'POST', credentials: 'omit', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    const data = await r.json().catch(() => null);
+    if (!r.ok || !data || !data.token) throw new Error((data && data.error) || ('HTTP ' + r.status));
+    token = data.token;
+  }
+
   async function api(path, opts) {
-    const init = Object.assign({ credentials: 'same-origin', headers: {} }, opts || {});
+    const init = Object.assign({ credentials: 'omit', headers: {} }, opts || {});
+    init.headers.Authorization = 'Bearer ' + token;
     if (init.body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(init.body);
@@ -61,15 +77,18 @@
     const r = await fetch(path, init);
     let data = null;
     try { data = await r.json(); } catch (e) { data = null; }
-    if (r.status === 401) {
-      banner('Not authorised. Open the address that `sandbox serve` printed (it carries the token).');
-    }
+    if (r.status === 401) signedOut();
     if (!r.ok) {
       const err = new Error((data && data.error) || ('HTTP ' + r.status));
       err.status = r.status; err.data = data;
       throw err;
     }
     return data;
+  }
+
+  function signedOut() {
+    banner('Signed out. This page keeps its credential in memory only, so a reload or a spent address signs it out: ' +
+      'open a fresh address (sandbox serve prints one when it starts; POST /api/codes with the token file makes more).');
   }
 
   function banner(text) {
@@ -142,7 +161,7 @@
   let retry = 1000;
   function connect() {
     const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
-    const ws = new WebSocket(proto + location.host + '/api/events');
+    const ws = new WebSocket(proto + location.host + '/api/events', ['sandbox.v1', 'sandbox.token.' + token]);
     setConn('connecting…', '');
     ws.onopen = () => { retry = 1000; setConn('live', 'live'); loadAll().catch((e) => toast(e.message)); };
     ws.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (e) { console.error(e); } };
@@ -266,8 +285,28 @@
     select(l[i].id);
   }
 
+  // The guard: for GUARD_MS after the pending list or the selected request
+  // changes, decision keys and clicks on the decision buttons are ignored,
+  // so that a key meant for what was on screen never decides what just
+  // replaced it (sandbox watch drops type-ahead the same way).
+  const GUARD_MS = 700;
+  let guardUntil = 0, guardTimer = null, lastView = '';
+  function armGuard() {
+    guardUntil = performance.now() + GUARD_MS;
+    document.body.dataset.guard = 'on';
+    clearTimeout(guardTimer);
+    guardTimer = setTimeout(() => { document.body.dataset.guard = ''; renderDetail(); }, GUARD_MS + 10);
+  }
+  function guarded() {
+    if (performance.now() >= guardUntil) return false;
+    toast('The request list just changed: look again, then decide.');
+    return true;
+  }
+
   function renderRequests() {
     const pend = pendingList();
+    const view = state.selected + '|' + pend.map((r) => r.id).join(',');
+    if (view !== lastView) { lastView = view; armGuard(); }
     renderItems($('pending-list'), pend);
     renderItems($('done-list'), state.done);
     $('pending-empty').classList.toggle('hidden', pend.length > 0);
@@ -322,8 +361,9 @@
     const pending = !r.result && state.pending.has(r.id);
     const running = busy.has(r.id) || state.claimed.has(r.id);
     $('actions').classList.toggle('hidden', !pending);
-    for (const b of ['btn-approve', 'btn-always', 'btn-deny']) $(b).disabled = running;
-    $('btn-always').disabled = running || !r.pattern;
+    const wait = performance.now() < guardUntil;
+    for (const b of ['btn-approve', 'btn-always', 'btn-deny']) $(b).disabled = running || wait;
+    $('btn-always').disabled = running || wait || !r.pattern;
     $('btn-always').title = r.pattern ? '' : 'remembered decisions are not available for this request';
     if (!pending) closeForms();
     const oc = state.outcomes.get(r.id);
@@ -410,7 +450,7 @@
 
   async function approve(always, pattern) {
     const r = state.pending.get(state.selected);
-    if (!r || busy.has(r.id)) return;
+    if (!r || busy.has(r.id) || guarded()) return;
     busy.add(r.id);
     closeForms();
     state.outputs.set(r.id, []);
@@ -466,7 +506,7 @@
 
   function openAlways() {
     const r = state.pending.get(state.selected);
-    if (!r || !r.pattern || busy.has(r.id)) return;
+    if (!r || !r.pattern || busy.has(r.id) || guarded()) return;
     closeForms();
     $('always-form').classList.remove('hidden');
     const input = $('always-pattern');
@@ -477,7 +517,7 @@
 
   function openDeny() {
     const r = state.pending.get(state.selected);
-    if (!r || busy.has(r.id)) return;
+    if (!r || busy.has(r.id) || guarded()) return;
     closeForms();
     $('deny-form').classList.remove('hidden');
     $('deny-reason').value = '';
@@ -629,5 +669,5 @@
   }
 
   setInterval(() => { if (!document.hidden) renderRequests(); }, 15000);
-  connect();
+  signIn().then(connect, () => { setConn('signed out', 'down'); signedOut(); });
 })();
