@@ -7,48 +7,87 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// renderOptions shape how much of a request is printed.
+// renderOptions shape how a request is printed.
 type renderOptions struct {
-	folder   string // the project root, shown when watching several
-	maxLines int    // cap on payload lines (0: everything)
-	now      time.Time
+	folder string // the project root, shown when watching several
+	now    time.Time
 }
 
 // renderRequest writes everything the human must see about req before
-// deciding: every text the agent controls is escaped (display.Escape), and
-// the content hash identifies exactly what will run.
-func renderRequest(w io.Writer, req *queue.Request, o renderOptions) {
+// deciding, whole (a pager, not the renderer, decides what fits on a
+// screen): where an approval runs, the policy's hits recomputed and ranked
+// riskiest first (rv), the payload, then the rest. Every text the agent
+// controls is escaped (display.Escape), and the content hash identifies
+// exactly what will run.
+func renderRequest(w io.Writer, req *queue.Request, rv *review.Review, o renderOptions) {
 	fmt.Fprintf(w, "── request %s  [%s]\n", req.ID, req.Kind)
+	if rv.Stale != "" {
+		fmt.Fprintf(w, "  %-8s %s\n", "STALE", rv.Stale)
+	}
 	if o.folder != "" {
 		field(w, "folder", o.folder)
 	}
-	renderPayload(w, req, o.maxLines)
-	field(w, "cwd", req.Cwd)
-	field(w, "source", req.Source)
-	field(w, "agent", orNone(req.Agent)+"   session "+orNone(req.Session))
-	if req.Justification != "" {
-		block(w, "why", req.Justification, o.maxLines)
-	}
-	for i, r := range req.PolicyReasons {
+	for i, l := range rv.Where {
 		label := ""
 		if i == 0 {
-			label = "policy"
+			label = "where"
 		}
-		field(w, label, "- "+r)
+		field(w, label, l)
+	}
+	renderHits(w, rv)
+	renderPayload(w, req)
+	field(w, "cwd", req.Cwd)
+	field(w, "source", req.Source+"   (as the request says)")
+	field(w, "agent", orNone(req.Agent)+"   session "+orNone(req.Session))
+	if req.Justification != "" {
+		block(w, "why", req.Justification)
 	}
 	fmt.Fprintf(w, "  %-8s %s\n", "hash", display.EscapeLine(req.Hash))
 	fmt.Fprintf(w, "  %-8s %s\n", "created", when(req.Created, o.now))
 }
 
-func renderPayload(w io.Writer, req *queue.Request, maxLines int) {
+// renderHits lists every distinct rule hit, the ones that need a human
+// first, most dangerous first; never capped.
+func renderHits(w io.Writer, rv *review.Review) {
+	needs, allowed := rv.Needs(), rv.Allowed()
+	head := fmt.Sprintf("%s: %d part%s need%s you, riskiest first", rv.Tier, len(needs), plural(len(needs)), verbS(len(needs)))
+	if len(allowed) > 0 {
+		head += fmt.Sprintf("; %d allowed", len(allowed))
+	}
+	if !rv.Recomputed {
+		head += " (the policy could not be loaded: these are the requester's own reasons)"
+	}
+	fmt.Fprintf(w, "  %-8s %s\n", "policy", head)
+	for _, h := range needs {
+		mark := "!"
+		if h.Tier == policy.Deny {
+			mark = "✗"
+		}
+		fmt.Fprintf(w, "           %s %-15s %s\n", mark, h.RiskNames(), h.Line())
+	}
+	for _, h := range allowed {
+		fmt.Fprintf(w, "           ✓ %-15s %s\n", "allowed", h.Line())
+	}
+}
+
+func verbS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
+
+func renderPayload(w io.Writer, req *queue.Request) {
 	switch req.Kind {
 	case queue.KindShell:
-		renderShell(w, req.Shell, maxLines)
+		renderShell(w, req.Shell)
 	case queue.KindWrite:
-		renderWrite(w, req.Write, maxLines)
+		renderWrite(w, req.Write)
 	case queue.KindRead:
 		if req.Read != nil {
 			field(w, "read", req.Read.Path)
@@ -60,33 +99,33 @@ func renderPayload(w io.Writer, req *queue.Request, maxLines int) {
 	case queue.KindMCP:
 		if req.MCP != nil {
 			field(w, "tool", req.MCP.Tool)
-			block(w, "args", string(req.MCP.Arguments), maxLines)
+			block(w, "args", string(req.MCP.Arguments))
 		}
 	}
 }
 
-func renderShell(w io.Writer, p *queue.ShellPayload, maxLines int) {
+func renderShell(w io.Writer, p *queue.ShellPayload) {
 	if p == nil {
 		return
 	}
 	if len(p.Argv) > 0 {
 		field(w, "argv", display.QuoteArgv(p.Argv)+"   (no shell)")
 	} else {
-		block(w, "script", p.Script, maxLines)
+		block(w, "script", p.Script)
 		field(w, "shell", orNone(p.Shell))
 	}
 	if len(p.Stdin) > 0 {
-		block(w, "stdin", string(p.Stdin), maxLines)
+		block(w, "stdin", string(p.Stdin))
 	}
 }
 
-func renderWrite(w io.Writer, p *queue.WritePayload, maxLines int) {
+func renderWrite(w io.Writer, p *queue.WritePayload) {
 	if p == nil {
 		return
 	}
 	if p.Content != nil {
 		field(w, "write", p.Path)
-		block(w, "content", *p.Content, maxLines)
+		block(w, "content", *p.Content)
 		return
 	}
 	field(w, "edit", p.Path)
@@ -96,8 +135,8 @@ func renderWrite(w io.Writer, p *queue.WritePayload, maxLines int) {
 			all = " (every occurrence)"
 		}
 		fmt.Fprintf(w, "  edit %d%s\n", i+1, all)
-		block(w, "  old", e.OldString, maxLines)
-		block(w, "  new", e.NewString, maxLines)
+		block(w, "  old", e.OldString)
+		block(w, "  new", e.NewString)
 	}
 }
 
@@ -106,16 +145,12 @@ func field(w io.Writer, label, value string) {
 	fmt.Fprintf(w, "  %-8s %s\n", label, display.EscapeLine(value))
 }
 
-// block prints a labelled multi-line value, each line escaped and
+// block prints a labelled multi-line value, whole, each line escaped and
 // indented with a bar so that the human sees where it starts and ends.
-func block(w io.Writer, label, value string, maxLines int) {
+func block(w io.Writer, label, value string) {
 	lines := strings.Split(value, "\n")
 	fmt.Fprintf(w, "  %-8s (%d line%s, %d bytes)\n", label, len(lines), plural(len(lines)), len(value))
-	for i, l := range lines {
-		if maxLines > 0 && i == maxLines {
-			fmt.Fprintf(w, "           ┆ … %d more lines (sandbox show for all)\n", len(lines)-i)
-			break
-		}
+	for _, l := range lines {
 		fmt.Fprintf(w, "           │ %s\n", display.EscapeLine(l))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
@@ -20,6 +21,9 @@ type approverEnv struct {
 	q     *queue.Queue
 	audit *audit.Log
 	ap    *approver.Approver
+	// src reviews requests for display: the policy's hits recomputed,
+	// where an approval runs, whether anybody waits.
+	src *review.Source
 }
 
 // openApprover opens f's queue and audit log with the per-user state and
@@ -38,16 +42,18 @@ func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approv
 		q.Close()
 		return nil, err
 	}
+	pass := envPassList(f, st, logger)
 	ap, err := approver.New(approver.Options{
 		Queue: q, Audit: lg, Identity: approver.NewIdentity(surface), Logger: logger,
-		Memory: approver.NewPolicyMemory(f, st, logger), EnvPass: envPassList(f, st, logger),
+		Memory: approver.NewPolicyMemory(f, st, logger), EnvPass: pass,
 	})
 	if err != nil {
 		lg.Close()
 		q.Close()
 		return nil, err
 	}
-	return &approverEnv{f: f, st: st, q: q, audit: lg, ap: ap}, nil
+	src := &review.Source{Folder: f, State: st, EnvPass: pass, Log: logger}
+	return &approverEnv{f: f, st: st, q: q, audit: lg, ap: ap, src: src}, nil
 }
 
 // envPassList is the accepted policy's broker.env: the variables approved

@@ -38,3 +38,12 @@ func rawMode(fd int) (restore func(), err error) {
 func flushInput(fd int) {
 	_ = unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH)
 }
+
+// termSize is the terminal's height and width, or zeros when unknown.
+func termSize(fd int) (rows, cols int) {
+	ws, err := unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ)
+	if err != nil {
+		return 0, 0
+	}
+	return int(ws.Row), int(ws.Col)
+}

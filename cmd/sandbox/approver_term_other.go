@@ -12,3 +12,5 @@ func isTerminal(int) bool { return false }
 func rawMode(int) (func(), error) { return nil, errors.ErrUnsupported }
 
 func flushInput(int) {}
+
+func termSize(int) (int, int) { return 0, 0 }

@@ -97,3 +97,16 @@ func TestWatchInATerminal(t *testing.T) {
 	}
 	t.Fatalf("watch did not quit on q:\n%s", pane.screen())
 }
+
+// quit presses q and waits (bounded) for watch to end.
+func (p *tmuxPane) quit() {
+	p.t.Helper()
+	p.keys("q")
+	for range 200 {
+		if !p.alive() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.t.Fatalf("watch did not quit on q:\n%s", p.screen())
+}

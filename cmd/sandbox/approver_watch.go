@@ -144,6 +144,9 @@ func (s *watchSession) announce() {
 	for _, it := range fresh {
 		s.out.printf("+ new request %s [%s] %s  (agent %s, session %s)\n", it.req.ID, it.req.Kind,
 			queue.Summarize(it.req), display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)))
+		if h := it.wf.env.src.Review(it.req).Headline(3); h != "" {
+			s.out.printf("    %s\n", h)
+		}
 	}
 	s.out.printf("  %d pending\n", len(s.pending))
 	if s.redraw != nil {

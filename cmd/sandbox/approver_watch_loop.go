@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -87,10 +88,18 @@ func (s *watchSession) idle(ctx context.Context) (quit bool, err error) {
 	}
 }
 
-// ask shows one request and acts on the human's key.
+// ask shows one request and acts on the human's key. The approve keys do
+// nothing until the whole request has been on the screen (see pager), and
+// a request nobody waits for any more needs a confirmation.
 func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err error) {
-	s.show(it)
-	prompt := func() { s.out.printf("%s > %s", watchKeys, s.eol()) }
+	pg := s.show(it)
+	prompt := func() {
+		keys := watchKeys
+		if !pg.done() {
+			keys = fmt.Sprintf("[space] next page (%d more lines)  [v] all of it  [d] deny  [s] skip  [p] policy  [q] quit  (approve once you have seen it all)", pg.left())
+		}
+		s.out.printf("%s > %s", keys, s.eol())
+	}
 	s.setRedraw(prompt)
 	defer s.setRedraw(nil)
 	prompt()
@@ -108,9 +117,35 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 			s.out.printf("%c\n", key)
 		}
 		switch key {
-		case 'a':
-			return false, s.approve(ctx, it, false, "")
-		case 'A':
+		case ' ', 'v':
+			if pg.done() {
+				s.out.printf("all of it is on the screen\n")
+				break
+			}
+			room := s.pageSize()
+			if key == 'v' {
+				room = page{}
+			}
+			pg.next(s.out, room)
+			s.typeAheadFrom()
+		case 'a', 'A':
+			if !pg.done() {
+				s.out.printf("✗ %s\n", pg.refusal())
+				break
+			}
+			if pg.rv.Stale != "" {
+				ok, err := s.confirmStale(ctx, it, pg.rv.Stale)
+				if err != nil || !ok {
+					if err == nil {
+						s.out.printf("not approved; %s is still pending\n", it.req.ID)
+						break
+					}
+					return false, err
+				}
+			}
+			if key == 'a' {
+				return false, s.approve(ctx, it, false, "")
+			}
 			return false, s.approveAlways(ctx, it, arg)
 		case 'd':
 			return false, s.deny(ctx, it, arg)
@@ -124,9 +159,10 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 			if err := s.policy(ctx); err != nil {
 				return false, err
 			}
-			s.show(it)
+			pg = s.show(it)
 		case '?', 'h':
 			s.out.printf("a: run it once   A: run it and remember a pattern   d: deny (with a reason for the model)\n" +
+				"space: next page   v: the rest of the request   (a and A work once all of it has been shown)\n" +
 				"s: leave it for later or another approver   p: pending policy changes   q: quit\n")
 		case 0:
 			continue
@@ -135,6 +171,48 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 		}
 		prompt()
 	}
+}
+
+// confirmStale asks for a deliberate second key before approving a
+// request whose requester stopped waiting: its output would reach nobody.
+func (s *watchSession) confirmStale(ctx context.Context, it pendingItem, why string) (bool, error) {
+	s.out.printf("! %s is stale: %s.\n  Run it anyway? [y] yes, run it   any other key: no > %s", it.req.ID, why, s.eol())
+	s.typeAheadFrom()
+	ev, err := s.waitEvent(ctx, func() bool { return !s.isPending(it.req.ID) })
+	if err != nil {
+		if errors.Is(err, errStop) {
+			return false, nil
+		}
+		return false, err
+	}
+	key, _ := s.command(ev)
+	if !s.plain && key != 0 && key != keyEOF {
+		s.out.printf("%c\n", key)
+	}
+	return key == 'y', nil
+}
+
+// pageSize is the room one page of a request has: the terminal's height
+// less the prompt and the marker, everything in plain mode (a script
+// reads it all).
+func (s *watchSession) pageSize() page {
+	if s.plain || s.fd < 0 {
+		return page{}
+	}
+	rows, cols := termSize(s.fd)
+	if rows <= 0 {
+		return page{rows: defaultPage}
+	}
+	return page{rows: max(rows-4, 10), cols: cols}
+}
+
+// typeAheadFrom drops the keys typed before now: they were typed before
+// what is on the screen now was shown.
+func (s *watchSession) typeAheadFrom() {
+	if s.fd >= 0 {
+		flushInput(s.fd)
+	}
+	s.shownAt = time.Now()
 }
 
 // eol ends a prompt: a newline in plain mode (scripts read lines), a
@@ -147,8 +225,9 @@ func (s *watchSession) eol() string {
 }
 
 // show prints the request (with its group header when the folder or
-// session changes) and starts ignoring keys typed before it appeared.
-func (s *watchSession) show(it pendingItem) {
+// session changes), its first page, and starts ignoring keys typed before
+// it appeared.
+func (s *watchSession) show(it pendingItem) *pager {
 	if g := it.group(); g != s.lastGroup {
 		s.lastGroup = g
 		n := 0
@@ -161,15 +240,14 @@ func (s *watchSession) show(it pendingItem) {
 			display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)), n)
 	}
 	s.out.printf("\n")
-	o := renderOptions{maxLines: 60, now: time.Now()}
+	folder := ""
 	if len(s.folders) > 1 {
-		o.folder = it.wf.env.f.Root
+		folder = it.wf.env.f.Root
 	}
-	renderRequest(s.out, it.req, o)
-	if s.fd >= 0 {
-		flushInput(s.fd)
-	}
-	s.shownAt = time.Now()
+	pg := newPager(it, folder)
+	pg.next(s.out, s.pageSize())
+	s.typeAheadFrom()
+	return pg
 }
 
 func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, arg string) error {

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +75,12 @@ func runShow(_ context.Context, opts *showOptions) error {
 		return enc.Encode(s)
 	}
 	if req != nil {
-		renderRequest(opts.out, req, renderOptions{now: time.Now()})
+		st, err := userstate.Open(true)
+		if err != nil {
+			return err
+		}
+		src := &review.Source{Folder: f, State: st, EnvPass: envPassList(f, st, stderrLogger(opts.err)), Log: stderrLogger(opts.err)}
+		renderRequest(opts.out, req, src.Review(req), renderOptions{now: time.Now()})
 		fmt.Fprintf(opts.out, "  %-8s %s\n", "state", state)
 		return nil
 	}
@@ -89,7 +96,7 @@ func renderResult(w io.Writer, res *queue.Result) {
 	field(w, "by", res.Approver.User+" ("+res.Approver.Surface+")")
 	fmt.Fprintf(w, "  %-8s %s\n", "decided", when(res.Decided, time.Time{}))
 	if res.Reason != "" {
-		block(w, "reason", res.Reason, 0)
+		block(w, "reason", res.Reason)
 	}
 	if res.Always != "" {
 		field(w, "always", res.Always)

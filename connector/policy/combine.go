@@ -5,9 +5,12 @@ import (
 	"unicode/utf8"
 )
 
-// Bounds on what one decision carries.
+// Bounds on what one decision carries. Approvers list every part (a
+// human never approves a hit that was not shown), so the part bound is
+// only a memory bound: a request is at most 1 MiB, and 65,536 parts of
+// it are a few MiB.
 const (
-	maxParts   = 256
+	maxParts   = 1 << 16
 	maxReasons = 32
 	maxSubject = 160 // characters of a subject quoted in a reason
 )
