@@ -25,6 +25,7 @@ type runOptions struct {
 	report        string // CI mode: write the summary as JSON here
 	failOnDeny    bool   // CI mode: exit non-zero when an escalation was denied
 	quiet         bool   // no notices of our own: the command's output alone
+	cwdFD         int    // > 0: report the command's final directory there
 	argv          []string
 	stdin         io.Reader
 	stdout        io.Writer
@@ -57,6 +58,7 @@ func newRunCmd() *cobra.Command {
 	f.StringSliceVar(&opts.allowHosts, "allow-host", nil, "let the proxy pass HOST or HOST:PORT (repeatable)")
 	f.StringVar(&opts.report, "report", "", "CI mode: write every escalation and its outcome to FILE as JSON")
 	f.BoolVar(&opts.failOnDeny, "fail-on-deny", false, "CI mode: exit non-zero when any escalation was denied")
+	f.IntVar(&opts.cwdFD, "cwd-fd", 0, "when the command ends, write the directory its shell ended in to descriptor N (its stdin is then empty; connector mode keeps the agent's `cd` so)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print nothing of sandbox's own unless it fails: the command's output and exit status alone (connector mode runs allowed commands so)")
 	return cmd
 }
@@ -65,6 +67,14 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	lo, err := opts.launcherOptions()
 	if err != nil {
 		return err
+	}
+	if opts.cwdFD != 0 {
+		cr, err := openCwdReport(opts.cwdFD)
+		if err != nil {
+			return err
+		}
+		lo.Stdin = cr.jail
+		defer cr.finish() // after the jail has ended
 	}
 	rb, err := startRunBus(ctx, opts, &lo) // shims, proxy decisions, CI approver: run_bus.go
 	if err != nil {

@@ -37,10 +37,11 @@ func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 	testenv.RequireRoot(t)
 	os.Remove("/etc/sandbox-e2e-escape")
 	e := newEnv(t)
-	dir := e.project("claude", map[string]string{"probe.sh": proveJail})
+	dir := e.project("claude", map[string]string{"probe.sh": proveJail, "sub/keep": ""})
 	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
 	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
-	model := startModel(t, bashCall("./probe.sh", "show where commands run"))
+	model := startModel(t, bashCall("./probe.sh", "show where commands run"),
+		bashCall("cd sub && echo moved", "go to sub"), bashCall("pwd", "where am I"))
 	a := e.approver(dir, approveAll)
 	e.runClaude(t, dir, model)
 
@@ -56,6 +57,8 @@ func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 	if seen := a.answered(); len(seen) != 0 {
 		t.Errorf("the allowed call reached the approver: %+v", seen)
 	}
+	// a `cd` in a jailed call moves the agent's shell, as unjailed
+	mustContain(t, "the next call's result", resultOf(t, model.MainRequests(), 3).Content, filepath.Join(dir, "sub"))
 }
 
 // The README's two quick starts together: `sandbox init . --claude --mcp`
@@ -204,5 +207,31 @@ func TestHookForgedJailMarkerStillJails(t *testing.T) {
 	got, err := run.CombinedOutput()
 	if err != nil || string(got) != string(want) {
 		t.Errorf("jailed: %v\n%q\nwant %q", err, got, want)
+	}
+}
+
+// run --cwd-fd reports the directory the jailed shell ended in, and only
+// that: the descriptor never reaches the jail (a command writing to it
+// finds it closed), and the command's stdin is empty.
+func TestRunCwdFDReportsOnlyTheFinalDirectory(t *testing.T) {
+	testenv.RequireRoot(t)
+	e := newEnv(t)
+	dir := e.project("claude", map[string]string{"sub/keep": ""})
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `trap 'pwd -P >&0 2>/dev/null' EXIT; if (echo /etc >&3) 2>/dev/null; then echo LEAKED; fi; cat; cd sub`
+	cmd := exec.Command(sandboxBin, "run", "--quiet", "--dir", dir, "--cwd-fd", "3", "--", "bash", "-c", script)
+	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, e.vars(), []*os.File{w}
+	cmd.Stdin = strings.NewReader("stdin-must-not-arrive\n")
+	out, err := cmd.CombinedOutput()
+	w.Close()
+	report, _ := io.ReadAll(r)
+	if err != nil || len(out) != 0 {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	if got := string(report); got != filepath.Join(dir, "sub")+"\n" {
+		t.Errorf("reported %q, want %s/sub", got, dir)
 	}
 }

@@ -14,23 +14,37 @@ import (
 // ErrUnquotable: a command holds a NUL byte, which no argument can carry.
 var ErrUnquotable = errors.New("the command holds a NUL byte")
 
-// jailer rewrites an allowed command into `sandbox run --quiet --dir ROOT
-// -- bash -c 'SCRIPT'`: the same command, in the project jail, from the
-// agent's shell (so its working directory and environment carry over, as
-// far as the jail passes them), with its output and exit status as the
-// command's own. The script travels as one single-quoted argument, so
-// nothing in it is ever parsed by the agent's shell.
+// jailer rewrites an allowed command into the same command run in the
+// project jail, from the agent's own shell (so its working directory and
+// environment carry over, as far as the jail passes them):
+//
+//	{ __sandbox_cwd=$('SANDBOX' run --quiet --dir 'ROOT' --cwd-fd 3 -- bash -c 'trap ... EXIT; SCRIPT' 3>&1 1>&4 4>&-); } 4>&1
+//	__sandbox_rc=$?; [ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit $__sandbox_rc)
+//
+// stdout, stderr and the exit status are the command's own. The script
+// travels as one single-quoted argument, so nothing in it is ever parsed
+// by the agent's shell. The jailed shell's EXIT trap reports the directory
+// it ended in (run's --cwd-fd: through the command's stdin, which is empty
+// otherwise, to a descriptor the jail never holds), and the agent's shell
+// moves there, so that a `cd` persists from one call to the next as it
+// does unjailed. The trap sits on the script's first line, so that the
+// script's line numbers (in its error messages) stay what they were; a
+// script that sets its own EXIT trap or execs away just does not report.
 type jailer struct {
 	exe      string   // this sandbox binary
 	root     string   // the project folder
 	degraded []string // layers missing here that the jail accepts
 }
 
+// cwdTrap is the jailed script's prefix.
+const cwdTrap = "trap 'pwd -P >&0 2>/dev/null' EXIT; "
+
 func (j jailer) Wrap(script, _ string) (string, error) {
 	if strings.IndexByte(script, 0) >= 0 {
 		return "", ErrUnquotable
 	}
 	var b strings.Builder
+	b.WriteString("{ __sandbox_cwd=$(")
 	b.WriteString(shellQuote(j.exe))
 	b.WriteString(" run --quiet --dir ")
 	b.WriteString(shellQuote(j.root))
@@ -38,8 +52,9 @@ func (j jailer) Wrap(script, _ string) (string, error) {
 		b.WriteString(" --allow-degraded ")
 		b.WriteString(shellQuote(strings.Join(j.degraded, ",")))
 	}
-	b.WriteString(" -- bash -c ")
-	b.WriteString(shellQuote(script))
+	b.WriteString(" --cwd-fd 3 -- bash -c ")
+	b.WriteString(shellQuote(cwdTrap + script))
+	b.WriteString(` 3>&1 1>&4 4>&-); } 4>&1; __sandbox_rc=$?; [ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit $__sandbox_rc)`)
 	return b.String(), nil
 }
 
