@@ -348,11 +348,13 @@ func (sc *awkScan) op(op string, depth int) {
 }
 
 // awkContinues reports a token after which a newline does not end the
-// statement.
+// statement: awks allow one after , { && || do else, gawk after ? and
+// :, and after any other operator a line break at most makes the program
+// fail, so the print statement is taken to go on.
 func awkContinues(t awkTok) bool {
 	switch {
 	case t.kind == awkOp:
-		return t.text == "," || t.text == "{" || t.text == "&&" || t.text == "||"
+		return t.text != ")" && t.text != "]" && t.text != "++" && t.text != "--"
 	case t.kind == awkName:
 		return t.text == "do" || t.text == "else"
 	}

@@ -61,6 +61,9 @@ var awkAttacks = []struct{ in, must string }{
 	{"awk '{print > \"\\x2e/x\"}' f", "opaque"},
 	{"awk '{print (1)(2) > \"/tmp/x\"}' f", "write:/tmp/x"},
 	{"awk '{x = 1; print x ? 1 : 2 > \"/tmp/x\"}' f", "write:/tmp/x"},
+	{"awk '{print x ?\n1 : 2 > \"/tmp/x\"}' f", "write:/tmp/x"},
+	{"awk '{print 1 +\n2 > \"/tmp/x\"}' f", "write:/tmp/x"},
+	{"original-awk 'BEGIN{system(\"id\")}'", "opaque"},
 	// Reading any file: ARGV, ARGC, getline <, ENVIRON.
 	{"awk 'BEGIN{ARGV[1]=\"/etc/shadow\"; ARGC=2} {print}'", "opaque"},
 	{"awk 'BEGIN{ARGV[ARGC++]=\".env\"} {print}'", "opaque"},

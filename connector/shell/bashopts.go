@@ -17,6 +17,7 @@ const (
 	unsetOpts   = "fnv"
 	waitOpts    = "fnp:"
 	printfOpts  = "v:"
+	compgenOpts = "abcdefgjko:prsuvA:G:W:P:S:X:F:C:V:DEI"
 	noOpts      = "" // getopts: only -- is accepted
 )
 

@@ -76,6 +76,11 @@ var builtinNameAttacks = []string{
 	"wait -fp 'a[x]' 1",
 	"let 'a[x]'",
 	"let -- 'x=a[y]'",
+	// compgen expands -W's word list and assigns -V's array.
+	"compgen -W '$(id)' x",
+	"compgen -aW '`id`' x",
+	"compgen -V 'a[x]' -W 'a b'",
+	"compgen -C id x",
 	// Indirection and arithmetic.
 	"echo ${!v}",
 	"x='a[$(id)]'; echo $((x))",
@@ -118,6 +123,7 @@ var builtinNameUses = []string{
 	"getopts ab opt",
 	"wait -n",
 	"wait -np pid",
+	"compgen -W 'start stop' -- st",
 }
 
 func TestBuiltinNameAttacks(t *testing.T) {

@@ -167,11 +167,25 @@ func maySplit(a Word) bool {
 	return containsAny(t[1:len(t)-1], "\"@")
 }
 
+// compgenBuiltin: -C and -F run a command or function, -W's word list
+// is expanded as shell words (command substitutions run), -V NAME
+// assigns an array.
 func compgenBuiltin(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	p := parseArgs(argv[1:], &optSpec{argShort: "AGWXFCPSo"})
-	if p.has("-C", "-F") {
+	p := bashGetopt(argv[1:], compgenOpts)
+	if w.badOptions(&p, "compgen", c) {
+		return
+	}
+	if p.has('C') || p.has('F') {
 		w.a.opaqueSrc(c.src, "compgen -C/-F runs a command or function")
+	}
+	for _, l := range p.values('W') {
+		if l.Dynamic || containsAny(l.Text, "$`") {
+			w.a.opaqueSrc(c.src, "compgen -W expands its word list as shell words")
+		}
+	}
+	for _, n := range p.values('V') {
+		w.assignWord(n, "compgen -V", c)
 	}
 }
 

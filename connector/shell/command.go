@@ -230,7 +230,7 @@ func (a *analyzer) analyzeArgv(argv []string) {
 // what they write: arguments of unknown value must not reach their option
 // parser (xargs input, a leading glob).
 var optionSensitive = map[string]bool{
-	"sed": true, "awk": true, "gawk": true, "mawk": true, "nawk": true, "find": true,
+	"sed": true, "gsed": true, "awk": true, "gawk": true, "mawk": true, "nawk": true, "find": true,
 	"git": true, "rg": true, "tar": true, "bsdtar": true, "rsync": true, "man": true,
 	"less": true, "sort": true, "make": true, "gmake": true, "npm": true, "pnpm": true,
 	"yarn": true, "npx": true, "go": true, "gofmt": true, "cargo": true, "cp": true, "mv": true,

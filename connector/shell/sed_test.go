@@ -50,6 +50,8 @@ var sedAttacks = []struct{ in, must string }{
 	{"sed -Z p f", "opaque"},
 	{"sed -i '' 'w /tmp/x' f", "write:/tmp/x"},
 	{"sed 'Z' f", "opaque"},
+	{"gsed ':a e id' f", "opaque"},
+	{"busybox sed 'v;e id' f", "opaque"},
 	{"sed '{p' f", "opaque"},
 	{"sed 's/x/y' f", "opaque"},
 	// -i with a backup suffix that is a path.

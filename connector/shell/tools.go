@@ -44,13 +44,13 @@ func toolHandler(name string) handler {
 	switch name {
 	case "find":
 		return findTool
-	case "sed":
+	case "sed", "gsed":
 		return sedTool
 	case "git":
 		return gitTool
 	case "tar", "bsdtar":
 		return tarTool
-	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk", "original-awk", "onetrue-awk":
 		return awkTool
 	case "chmod":
 		return chmodTool
