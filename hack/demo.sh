@@ -68,8 +68,9 @@ first=$(echo "$ids" | head -1); second=$(echo "$ids" | tail -1)
 for id in $first $second; do
   if "$SANDBOX" show "$id" | grep "git push" >/dev/null; then push=$id; else uname=$id; fi
 done
-echo "  approver: sandbox approve $uname"
-"$SANDBOX" approve "$uname" | sed 's/^/    /'
+hash_of() { "$SANDBOX" show --json "$1" | sed -n 's/^    "hash": *"\([0-9a-f]*\)".*/\1/p' | head -1; }
+echo "  approver: sandbox approve $uname --hash <the hash sandbox show printed>"
+"$SANDBOX" approve "$uname" --hash "$(hash_of "$uname")" | sed 's/^/    /'
 echo "  approver: sandbox deny $push --reason 'no pushes from agents today'"
 "$SANDBOX" deny "$push" --reason "no pushes from agents today" | sed 's/^/    /'
 
@@ -120,7 +121,7 @@ while kill -0 "$agent" 2>/dev/null; do
     decided="$decided $id"
     if "$SANDBOX" show "$id" | grep "git push" >/dev/null; then
       echo "  approver: sandbox approve $id   (git push, from the shim)"
-      "$SANDBOX" approve "$id" >/dev/null 2>&1
+      "$SANDBOX" approve "$id" --hash "$(hash_of "$id")" >/dev/null 2>&1
     else
       echo "  approver: sandbox deny $id   (an unlisted host, from the proxy)"
       "$SANDBOX" deny "$id" --reason "no downloads from unknown hosts" >/dev/null 2>&1

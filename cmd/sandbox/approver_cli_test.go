@@ -67,7 +67,7 @@ func TestApproverCommands(t *testing.T) {
 	if code, _, _ := run(t, root, "result", r1.id); code != 124 {
 		t.Errorf("result of a pending request: exit %d, want 124", code)
 	}
-	code, out, errs := run(t, root, "approve", r1.id)
+	code, out, errs := run(t, root, "approve", r1.id, "--hash", items[0].Hash)
 	if code != 0 || out != "out\n" || !strings.Contains(errs, "err\n") || !strings.Contains(errs, "exit code 3") {
 		t.Fatalf("approve: %d stdout %q stderr %q", code, out, errs)
 	}
@@ -77,6 +77,9 @@ func TestApproverCommands(t *testing.T) {
 	code, out, errs = run(t, root, "result", r1.id)
 	if code != 3 || out != "out\n" || errs != "err\n" {
 		t.Errorf("result: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := run(t, root, "approve", r1.id, "--hash", items[0].Hash); code == 0 || !strings.Contains(errs, "already decided") {
+		t.Errorf("approve twice: %d %s", code, errs)
 	}
 	if code, _, errs := run(t, root, "approve", r1.id); code == 0 || !strings.Contains(errs, "already decided") {
 		t.Errorf("approve twice: %d %s", code, errs)
@@ -128,9 +131,10 @@ func TestTwoApproveProcessesRace(t *testing.T) {
 	root := project(t, false)
 	for i := range 5 {
 		r := startRequest(t, root, fmt.Sprintf("race%d", i), "", "--script", "echo x >> ran.txt")
+		hash := hashOf(t, root, r.id)
 		var cmds []*exec.Cmd
 		for range 2 {
-			c := sandboxCmd(t, root, "approve", r.id)
+			c := sandboxCmd(t, root, "approve", r.id, "--hash", hash)
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -155,12 +159,25 @@ func TestTwoApproveProcessesRace(t *testing.T) {
 func TestApproveRefusedWithoutAudit(t *testing.T) {
 	root := project(t, false)
 	r := startRequest(t, root, "ro", "", "--script", "echo x >> ran.txt") // audited: the log exists
+	hash := hashOf(t, root, r.id)
 	testenv.MakeReadOnly(t, filepath.Join(root, ".sandbox", "audit"))
-	code, _, errs := run(t, root, "approve", r.id)
+	code, _, errs := run(t, root, "approve", r.id, "--hash", hash)
 	if code == 0 || !strings.Contains(errs, "audit") || !strings.Contains(errs, "refused") {
 		t.Errorf("approve without audit: %d %s", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(root, "ran.txt")); err == nil {
 		t.Error("ran without an audit record")
 	}
+}
+
+// hashOf is the content hash of pending request id, as list --json shows it.
+func hashOf(t *testing.T, root, id string) string {
+	t.Helper()
+	for _, it := range list(t, root, "--state", "pending") {
+		if it.ID == id {
+			return it.Hash
+		}
+	}
+	t.Fatalf("%s is not pending", id)
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -124,4 +125,110 @@ func slicesContainsSub(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// An approval off a terminal names the hash it approves: without it the
+// command refuses, with a wrong one nothing runs, and either way the
+// request stays pending (a wrong hash is not a changed file).
+func TestApproveNeedsTheShownHash(t *testing.T) {
+	root := project(t, false)
+	r := startRequest(t, root, "h", "", "--script", "echo ran >> ran.txt")
+	hash := hashOf(t, root, r.id)
+	if code, _, errs := run(t, root, "approve", r.id); code != exitUsage || !strings.Contains(errs, "--hash") {
+		t.Fatalf("approve without --hash: %d %s", code, errs)
+	}
+	for _, wrong := range []string{strings.Repeat("0", 64), hash[:12], "x"} {
+		if code, _, errs := run(t, root, "approve", r.id, "--hash", wrong); code == 0 || !strings.Contains(errs, "not the one shown") {
+			t.Fatalf("approve --hash %s: %d %s", wrong, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "ran.txt")); err == nil {
+		t.Fatal("ran without the shown hash")
+	}
+	if code, _, errs := run(t, root, "approve", r.id, "--hash", hash); code != 0 {
+		t.Fatalf("approve --hash: %d %s", code, errs)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "ran.txt")); string(data) != "ran\n" {
+		t.Fatalf("ran %q", data)
+	}
+	r.wait()
+}
+
+// `sandbox approve ID` on a terminal prints the whole request, line 62
+// of a 63-line script included, and runs it only when the human says so.
+func TestApproveOnATerminalPrintsItWholeAndAsks(t *testing.T) {
+	root := project(t, false)
+	victim := filepath.Join(root, "cache-x")
+	os.Mkdir(victim, 0o755)
+	r := startRequest(t, root, "term", "", "--script", longScript(victim))
+	pane := newTmuxPane(t, sandboxLine(t, "approve", r.id, "--dir", root)+"; sleep 30")
+	pane.waitFor("[y/N]")
+	if s := pane.screen(); !strings.Contains(s, "│ rm -rf "+victim) || !strings.Contains(s, "│ echo line-63") || !strings.Contains(s, "where") {
+		t.Fatalf("the request was not printed whole:\n%s", s)
+	}
+	pane.keys("y", "Enter")
+	if code := r.wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, pane.screen())
+	}
+	if _, err := os.Stat(victim); err == nil {
+		t.Fatal("line 62 did not run")
+	}
+}
+
+// staleRequest makes a request whose requesters have all stopped waiting
+// without withdrawing it: the creator gives up while a joiner waits, then
+// the joiner dies.
+func staleRequest(t *testing.T, root, script string) string {
+	t.Helper()
+	creator := startRequest(t, root, "stale", "", "--script", script)
+	joiner := startRequest(t, root, "stale", "", "--script", script)
+	if joiner.id != creator.id {
+		t.Fatalf("the second request did not join: %s %s", creator.id, joiner.id)
+	}
+	creator.proc.Signal(syscall.SIGINT)
+	creator.wait()
+	joiner.proc.Kill()
+	joiner.wait()
+	if items := list(t, root, "--state", "pending"); len(items) != 1 || items[0].ID != creator.id {
+		t.Fatalf("pending: %+v", items)
+	}
+	return creator.id
+}
+
+// A request nobody waits for any more is shown as stale and is not
+// approved by a single key (watch asks for a confirmation; approve needs
+// --stale-ok).
+func TestStaleRequestRefusesSingleKeyApproval(t *testing.T) {
+	root := project(t, false)
+	id := staleRequest(t, root, "echo ran >> ran.txt")
+	hash := hashOf(t, root, id)
+	if code, _, errs := run(t, root, "approve", id, "--hash", hash); code == 0 || !strings.Contains(errs, "stale") {
+		t.Fatalf("approve of a stale request: %d %s", code, errs)
+	}
+	code, out, _ := run(t, root, "show", id)
+	if code != 0 || !strings.Contains(out, "STALE") {
+		t.Fatalf("show does not say stale:\n%s", out)
+	}
+	watch := sandboxCmd(t, root, "watch", "--plain")
+	keys, _ := watch.StdinPipe()
+	screen, _ := started(t, watch)
+	key := func(line string) { fmt.Fprintln(keys, line) }
+	screen.waitFor(t, "── request "+id, 1)
+	screen.waitFor(t, "STALE", 1)
+	key("a")
+	screen.waitFor(t, "Run it anyway?", 1)
+	key("a") // the same key again is not a confirmation
+	screen.waitFor(t, "not approved; "+id+" is still pending", 1)
+	if _, err := os.Stat(filepath.Join(root, "ran.txt")); err == nil {
+		t.Fatal("a stale request ran on a single key")
+	}
+	key("a")
+	screen.waitFor(t, "Run it anyway?", 2)
+	key("y")
+	screen.waitFor(t, "exited 0", 1)
+	if data, _ := os.ReadFile(filepath.Join(root, "ran.txt")); string(data) != "ran\n" {
+		t.Fatalf("ran %q", data)
+	}
+	key("q")
+	exitOf(t, watch)
 }

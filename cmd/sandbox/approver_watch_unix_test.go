@@ -18,7 +18,7 @@ import (
 func TestWatchShowsInterruptedAndQuarantined(t *testing.T) {
 	root := project(t, false)
 	r := startRequest(t, root, "k", "", "--script", "echo $$ >> pids.txt; exec sleep 60")
-	approve := sandboxCmd(t, root, "approve", r.id)
+	approve := sandboxCmd(t, root, "approve", r.id, "--hash", hashOf(t, root, r.id))
 	if err := approve.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func (a *approver) answer(it queue.Summary) {
 	var out string
 	var err error
 	if d.approve {
-		out, err = a.e.sandbox("approve", it.ID, "--dir", a.dir)
+		out, err = a.e.sandbox("approve", it.ID, "--hash", it.Hash, "--dir", a.dir)
 	} else {
 		out, err = a.e.sandbox("deny", it.ID, "--reason", d.reason, "--dir", a.dir)
 	}
