@@ -127,8 +127,12 @@ func TestBoundaryNeverAllowed(t *testing.T) {
 		{"grep -R TOKEN", ""},
 		{"grep --recursive TOKEN .", ""},
 		{"grep -d recurse TOKEN .", ""},
-		{"rg TOKEN", ""},
-		{"rg TOKEN " + home, ""},
+		{"rg --hidden TOKEN", ""},
+		{"rg -uu TOKEN " + home, ""},
+		{"rg -. TOKEN", ""},
+		{"rg -g '*.env*' TOKEN", ""},
+		{"rg $FLAGS TOKEN", ""},
+		{"RIPGREP_CONFIG_PATH=x.rc rg TOKEN", ""},
 		{"diff -r " + home + " /tmp", ""},
 		{"diff -r . /tmp", ""},
 		{"cat .env", ""},
@@ -158,12 +162,27 @@ func TestBoundaryEverydayAllowed(t *testing.T) {
 		"cd src && git status", "jq .name package.json", "jq -r --arg n x '.[$n]' package.json",
 		"jq -n --args '$ARGS' a b", "grep -rn foo src/", "grep -rn foo src", "rg foo src",
 		"diff -r src src", "git diff --no-index src/main.go src/main.go", "git grep foo",
+		// rg leaves hidden names (.env, ~/.ssh) out unless told otherwise.
+		"rg TOKEN", "rg -n TOKEN .", "rg -u TOKEN",
 	} {
 		t.Run(script, func(t *testing.T) {
 			if d := e.Shell(script, ""); d.Decision != Allow {
 				t.Errorf("%v:\n%s", d.Decision, dump(d))
 			}
 		})
+	}
+}
+
+// rg reads visible protected files: /etc/shadow under /etc.
+func TestTreeReadVisible(t *testing.T) {
+	_, e := boundaryEnv(t)
+	if _, err := os.Lstat("/etc/shadow"); err != nil {
+		t.Skip("no /etc/shadow on this system")
+	}
+	for _, script := range []string{"rg root /etc", "grep -r root /etc", "diff -r /etc /tmp"} {
+		if d := e.Shell(script, ""); d.Decision == Allow {
+			t.Errorf("%s: %v:\n%s", script, d.Decision, dump(d))
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ var errTreeTooLarge = errors.New("too many files under the directory to check fo
 
 // treeParts adds, for a command that reads the tree at p (relative to
 // dir) whole, the part of the strictest protected file under it.
-func (e *Engine) treeParts(parts []Part, p, dir string) []Part {
+func (e *Engine) treeParts(parts []Part, p, dir string, skipHidden bool) []Part {
 	if e.isDevice(p) {
 		return parts
 	}
@@ -27,7 +27,7 @@ func (e *Engine) treeParts(parts []Part, p, dir string) []Part {
 	if err != nil {
 		return parts // the read of p itself escalated
 	}
-	if part, ok := e.treePart(abs); ok {
+	if part, ok := e.treePart(abs, skipHidden); ok {
 		parts = append(parts, part)
 	}
 	return parts
@@ -40,7 +40,10 @@ func (e *Engine) treeParts(parts []Part, p, dir string) []Part {
 // names they spell (~/.ssh under ~); rules that can match anywhere
 // (/**/.env*) by listing the tree. A link in the tree that leads out of it
 // is checked as a read of its target, since some tools follow links.
-func (e *Engine) treePart(abs string) (Part, bool) {
+//
+// With skipHidden (rg without --hidden) names starting with a dot below
+// abs are left out, as the tool leaves them out.
+func (e *Engine) treePart(abs string, skipHidden bool) (Part, bool) {
 	ix := e.index(Read)
 	if ix == nil {
 		return Part{}, false
@@ -53,7 +56,7 @@ func (e *Engine) treePart(abs string) (Part, bool) {
 				continue
 			}
 			hit, needWalk := r.path.under(abs, segs)
-			if hit != "" {
+			if hit != "" && !(skipHidden && hiddenBelow(abs, hit)) {
 				return treeRulePart(r, abs, hit), true
 			}
 			if needWalk {
@@ -64,7 +67,7 @@ func (e *Engine) treePart(abs string) (Part, bool) {
 	if len(walk) == 0 {
 		return Part{}, false
 	}
-	r, hit, err := e.walkTree(abs, walk)
+	r, hit, err := e.walkTree(abs, walk, skipHidden)
 	switch {
 	case err != nil:
 		return Part{Trigger: Read, Subject: abs, Decision: Escalate, Rule: rulePath,
@@ -120,6 +123,21 @@ func (b *boundPath) under(abs string, segs []string) (hit string, walk bool) {
 	return "", false
 }
 
+// hiddenBelow reports a path under dir with a name below dir that starts
+// with a dot.
+func hiddenBelow(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return false
+	}
+	for _, name := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.HasPrefix(name, ".") && name != "." && name != ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // literalRun is the names of segs from i on up to the first ** or glob.
 func literalRun(segs []string, i int) []string {
 	j := i
@@ -139,7 +157,7 @@ func existingPath(p string) string {
 
 // walkTree lists the tree at abs and returns the first rule (deny rules
 // come first in rules) that matches a name in it.
-func (e *Engine) walkTree(abs string, rules []*boundRule) (*boundRule, string, error) {
+func (e *Engine) walkTree(abs string, rules []*boundRule, skipHidden bool) (*boundRule, string, error) {
 	count := 0
 	stack := []string{abs}
 	for len(stack) > 0 {
@@ -150,6 +168,9 @@ func (e *Engine) walkTree(abs string, rules []*boundRule) (*boundRule, string, e
 			continue // not a directory, or unreadable: the tool cannot read it either
 		}
 		for _, ent := range ents {
+			if skipHidden && strings.HasPrefix(ent.Name(), ".") {
+				continue
+			}
 			if count++; count > maxTreeEntries {
 				return nil, "", errTreeTooLarge
 			}

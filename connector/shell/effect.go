@@ -103,6 +103,9 @@ type Effect struct {
 	// Recursive is set on a Read of a directory whose whole tree the tool
 	// reads (grep -r, rg, diff -r, cp -r): it reads every file under Path.
 	Recursive bool
+	// SkipsHidden refines Recursive: the tool skips names starting with a
+	// dot below Path (rg without --hidden), so only visible files count.
+	SkipsHidden bool
 	// Reason says why this effect exists, for the human:
 	// "redirection >", "sed -i edits its files", "eval runs a string".
 	Reason string

@@ -40,6 +40,7 @@ var dangerousVars = sync.OnceValue(func() map[string]string {
 		"GOTMPDIR": "moves where go writes", "GOCOVERDIR": "moves where go writes",
 		"GOWORK": "builds with another workspace file", "GOTOOLDIR": "", "GCCGO": "", "GOVCS": "",
 		"GOROOT_FINAL": "", "PKG_CONFIG": "", "FC": "", "RUSTDOC": "", "RUSTUP_TOOLCHAIN": "",
+		"RIPGREP_CONFIG_PATH": "rg reads options (--pre runs programs) from the file", "GREP_OPTIONS": "",
 		"JAVA_HOME": "", "GRADLE_USER_HOME": "", "MAVEN_ARGS": "", "M2_HOME": "", "MAVEN_HOME": "",
 	}
 })

@@ -120,3 +120,21 @@ func FuzzJqArgs(f *testing.F) {
 		}
 	})
 }
+
+// rg skips hidden names by default; --hidden, -., -uu and globs undo it.
+func TestRgSkipsHidden(t *testing.T) {
+	for in, want := range map[string]bool{
+		"rg x src": true, "rg -n x": true, "rg -u x src": true,
+		"rg --hidden x src": false, "rg -. x src": false, "rg -uu x src": false, "rg -u -u x src": false,
+		"rg -g '*.env' x src": false, "rg --iglob=x x src": false, "rg --unrestricted x src": false,
+	} {
+		for _, e := range Analyze(in, testOpts) {
+			if e.Kind == Read && e.Recursive && e.SkipsHidden != want {
+				t.Errorf("%s: SkipsHidden = %v, want %v", in, e.SkipsHidden, want)
+			}
+		}
+	}
+	if !hasKind(Analyze("RIPGREP_CONFIG_PATH=x rg y", testOpts), Opaque) {
+		t.Error("RIPGREP_CONFIG_PATH can add --pre to every rg")
+	}
+}

@@ -28,6 +28,32 @@ func (a *analyzer) markRecursive(start int) {
 	}
 }
 
+// markSkipsHidden sets SkipsHidden on the recursive reads since start.
+func (a *analyzer) markSkipsHidden(start int) {
+	for i := start; i < len(a.effects); i++ {
+		if a.effects[i].Kind == Read && a.effects[i].Recursive {
+			a.effects[i].SkipsHidden = true
+		}
+	}
+}
+
+// rgSkipsHidden reports an rg command line that leaves hidden files out
+// (its default): no --hidden or -., fewer than two -u, and no glob that
+// could select a hidden name (-g/--iglob, whose effect on hidden files
+// is not relied on). A dynamic word could be any of those.
+func rgSkipsHidden(p parsedArgs) bool {
+	if p.dynamic || p.has("--hidden", "-.", "-g", "--glob", "--iglob", "--unrestricted") {
+		return false
+	}
+	u := 0
+	for _, o := range p.opts {
+		if o.name == "-u" {
+			u++
+		}
+	}
+	return u < 2
+}
+
 // readTree adds a Read effect for a tree the command reads whole.
 func (w *walker) readTree(f Word, reason, src string) {
 	start := len(w.a.effects)

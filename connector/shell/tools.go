@@ -119,6 +119,9 @@ func (w *walker) applySpec(s *toolSpec, argv []Word, c cmdCtx) {
 	w.operandFiles(s, p, files, name, c)
 	if s.recursiveRead(p) {
 		w.a.markRecursive(start)
+		if name == "rg" && rgSkipsHidden(p) {
+			w.a.markSkipsHidden(start)
+		}
 	}
 }
 

@@ -51,7 +51,9 @@ func (w *walker) tarMode(p parsedArgs, archives []Word, c cmdCtx) {
 	switch {
 	case p.has("-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate", "--delete"):
 		w.each(Write, archives, "tar writes the archive", c)
-		w.each(Read, p.operands, "tar reads the file into the archive", c)
+		for _, f := range p.operands {
+			w.readTree(f, "tar reads the file (a directory whole) into the archive", c.src)
+		}
 	case p.has("-x", "--extract", "--get"):
 		w.each(Read, archives, "tar reads the archive", c)
 		dir := Word{Text: "."}
