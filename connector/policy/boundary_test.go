@@ -136,6 +136,9 @@ func TestBoundaryNeverAllowed(t *testing.T) {
 		{"diff -r " + home + " /tmp", ""},
 		{"diff -r . /tmp", ""},
 		{"cat .env", ""},
+		{"git show HEAD:.env", ""},
+		{"git cat-file -p HEAD:app/.env.local", ""},
+		{"go doc -http", ""},
 		{"cat app/.env.local", ""},
 		{"cd app && grep -r T .", ""},
 		{"bash -c 'grep -r T .'", ""},
@@ -164,6 +167,7 @@ func TestBoundaryEverydayAllowed(t *testing.T) {
 		"diff -r src src", "git diff --no-index src/main.go src/main.go", "git grep foo",
 		// rg leaves hidden names (.env, ~/.ssh) out unless told otherwise.
 		"rg TOKEN", "rg -n TOKEN .", "rg -u TOKEN",
+		"git show HEAD --stat", "git show HEAD:src/main.go", "go doc fmt.Println",
 	} {
 		t.Run(script, func(t *testing.T) {
 			if d := e.Shell(script, ""); d.Decision != Allow {

@@ -139,13 +139,21 @@ func (st *goState) add(f Word, reason string) {
 }
 
 // goSubcommand: go env -w/-u persist settings (GOFLAGS can carry any flag
-// above into every later go command).
+// above into every later go command); go doc -http runs a server it
+// downloads.
 func (w *walker) goSubcommand(args []Word, c cmdCtx) {
 	sub := -1
 	for i, a := range args {
 		if _, _, _, ok := goFlag(a.Text); !ok {
 			sub = i
 			break
+		}
+	}
+	if sub >= 0 && args[sub].Text == "doc" {
+		for _, a := range args[sub+1:] {
+			if name, _, _, ok := goFlag(a.Text); ok && name == "http" {
+				w.a.opaqueSrc(c.src, "go doc -http downloads and runs a documentation server (pkgsite) and opens a browser")
+			}
 		}
 	}
 	if sub < 0 || args[sub].Text != "env" {

@@ -134,6 +134,8 @@ func TestGoToolchainAdversarial(t *testing.T) {
 		{"go build -debug-trace=/tmp/a .", "write:/tmp/a"},
 		{"go build -pgo=/home/u/.ssh/id_rsa .", "read:/home/u/.ssh/id_rsa"},
 		{"go mod vendor -o /tmp/v", "write:/tmp/v"},
+		{"go doc -http", "opaque"},
+		{"go doc --http=:6060 fmt", "opaque"},
 		// gofmt.
 		{"gofmt -w -r 'a->b' /tmp/x.go", "write:/tmp/x.go"},
 		{"gofmt -w /tmp/x.go", "write:/tmp/x.go"},

@@ -51,6 +51,11 @@ func TestSecretReadsAdversarial(t *testing.T) {
 		{"git grep --no-index token", "rread:."},
 		{"git grep --untracked -e token", "rread:."},
 		{"git grep -f ~/.netrc", "read:~/.netrc"},
+		{"git show HEAD:.env", "read:.env"},
+		{"git show HEAD~3:app/.env.local", "read:app/.env.local"},
+		{"git cat-file -p main:.env", "read:.env"},
+		{"git show :.env", "read:.env"},
+		{"git show :0:.env", "read:.env"},
 		// Tools that read directories whole.
 		{"grep -r token ~", "rread:~"},
 		{"grep -rn token .", "rread:."},

@@ -20,6 +20,10 @@ func (w *walker) gitReads(sub string, args []Word, c cmdCtx) {
 		for _, f := range gitOptValues(args, "--contents", "-S", "--ignore-revs-file") {
 			w.pathEffect(Read, f, "git "+sub+" reads the file", c.src)
 		}
+	case "show", "cat-file":
+		for _, f := range gitObjectPaths(args) {
+			w.pathEffect(Read, f, "git "+sub+" prints the file as the repository holds it", c.src)
+		}
 	case "config":
 		for _, f := range gitOptValues(args, "-f", "--file") {
 			w.pathEffect(Read, f, "git config --file reads (and prints) the file", c.src)
@@ -122,6 +126,33 @@ func gitOptValues(args []Word, names ...string) []Word {
 			case strings.HasPrefix(t, n) && len(t) > len(n) && !strings.HasPrefix(t, "--"):
 				out = append(out, Word{Text: t[len(n):]})
 			}
+		}
+	}
+	return out
+}
+
+// gitObjectPaths returns the PATH of each REV:PATH, :PATH and :N:PATH
+// operand (a file as a commit or the index holds it): reading it reads
+// that file's content, so the read rules for PATH apply. The path is
+// relative to the top of the work tree; the project root normally is it.
+func gitObjectPaths(args []Word) []Word {
+	var out []Word
+	for _, a := range args {
+		t := a.Text
+		if a.Dynamic || strings.HasPrefix(t, "-") {
+			continue
+		}
+		rest, ok := "", false
+		switch {
+		case len(t) > 3 && t[0] == ':' && t[1] >= '0' && t[1] <= '3' && t[2] == ':':
+			rest, ok = t[3:], true
+		case strings.HasPrefix(t, ":/"):
+			continue // a commit message search, not a path
+		default:
+			_, rest, ok = strings.Cut(t, ":")
+		}
+		if ok && rest != "" {
+			out = append(out, Word{Text: rest})
 		}
 	}
 	return out
