@@ -228,9 +228,17 @@ func TestTreeReadLinks(t *testing.T) {
 	if err := os.Symlink(filepath.Join(env.home, ".ssh"), filepath.Join(env.root, "src", "keys")); err != nil {
 		t.Fatal(err)
 	}
-	d := e.Shell("grep -R x src", "")
-	if d.Decision == Allow || !strings.Contains(dump(d), "keys") {
-		t.Errorf("%v:\n%s", d.Decision, dump(d))
+	for _, script := range []string{"grep -R x src", "grep --dereference-recursive x src", "rg -L x src", "diff -r src /tmp", "cp -rL src dst"} {
+		d := e.Shell(script, "")
+		if d.Decision == Allow || !strings.Contains(dump(d), "keys") {
+			t.Errorf("%s: %v:\n%s", script, d.Decision, dump(d))
+		}
+	}
+	// grep -r and rg do not follow links they meet below the directory.
+	for _, script := range []string{"grep -r x src", "rg x src"} {
+		if d := e.Shell(script, ""); d.Decision != Allow {
+			t.Errorf("%s: %v:\n%s", script, d.Decision, dump(d))
+		}
 	}
 	big := filepath.Join(env.root, "big")
 	mustWrite(t, filepath.Join(big, "x"), "x")

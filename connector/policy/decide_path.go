@@ -75,7 +75,7 @@ func (e *Engine) scriptPathParts(parts []Part, t Trigger, ef *shell.Effect, sc *
 	}
 	parts = append(parts, e.filePart(t, ef.Path, sc.cwd))
 	if t == Read && ef.Recursive {
-		parts = e.treeParts(parts, ef.Path, sc.cwd, ef.SkipsHidden)
+		parts = e.treeParts(parts, ef.Path, sc.cwd, treeRead{ef.SkipsHidden, ef.FollowsLinks})
 	}
 	return parts
 }
@@ -98,7 +98,7 @@ func (e *Engine) globParts(parts []Part, t Trigger, ef *shell.Effect, sc *script
 	for _, m := range matches {
 		parts = append(parts, e.filePart(t, m, sc.cwd))
 		if t == Read && ef.Recursive {
-			parts = e.treeParts(parts, m, sc.cwd, ef.SkipsHidden)
+			parts = e.treeParts(parts, m, sc.cwd, treeRead{ef.SkipsHidden, ef.FollowsLinks})
 		}
 	}
 	return parts

@@ -17,9 +17,14 @@ const maxTreeEntries = 100_000
 
 var errTreeTooLarge = errors.New("too many files under the directory to check for protected ones")
 
+// treeRead is how a tool reads a tree: whether it leaves names starting
+// with a dot out (rg) and whether it follows the links it meets (grep -R,
+// diff; grep -r and rg do not).
+type treeRead struct{ skipHidden, follow bool }
+
 // treeParts adds, for a command that reads the tree at p (relative to
 // dir) whole, the part of the strictest protected file under it.
-func (e *Engine) treeParts(parts []Part, p, dir string, skipHidden bool) []Part {
+func (e *Engine) treeParts(parts []Part, p, dir string, how treeRead) []Part {
 	if e.isDevice(p) {
 		return parts
 	}
@@ -27,7 +32,7 @@ func (e *Engine) treeParts(parts []Part, p, dir string, skipHidden bool) []Part 
 	if err != nil {
 		return parts // the read of p itself escalated
 	}
-	if part, ok := e.treePart(abs, skipHidden); ok {
+	if part, ok := e.treePart(abs, how); ok {
 		parts = append(parts, part)
 	}
 	return parts
@@ -39,11 +44,10 @@ func (e *Engine) treeParts(parts []Part, p, dir string, skipHidden bool) []Part 
 // strictest of those rules. Rules anchored below abs are checked by the
 // names they spell (~/.ssh under ~); rules that can match anywhere
 // (/**/.env*) by listing the tree. A link in the tree that leads out of it
-// is checked as a read of its target, since some tools follow links.
+// is checked as a read of its target when the tool follows links.
 //
-// With skipHidden (rg without --hidden) names starting with a dot below
-// abs are left out, as the tool leaves them out.
-func (e *Engine) treePart(abs string, skipHidden bool) (Part, bool) {
+// how says which names the tool leaves out and whether it follows links.
+func (e *Engine) treePart(abs string, how treeRead) (Part, bool) {
 	ix := e.index(Read)
 	if ix == nil {
 		return Part{}, false
@@ -56,7 +60,7 @@ func (e *Engine) treePart(abs string, skipHidden bool) (Part, bool) {
 				continue
 			}
 			hit, needWalk := r.path.under(abs, segs)
-			if hit != "" && !(skipHidden && hiddenBelow(abs, hit)) {
+			if hit != "" && !(how.skipHidden && hiddenBelow(abs, hit)) {
 				return treeRulePart(r, abs, hit), true
 			}
 			if needWalk {
@@ -67,7 +71,7 @@ func (e *Engine) treePart(abs string, skipHidden bool) (Part, bool) {
 	if len(walk) == 0 {
 		return Part{}, false
 	}
-	r, hit, err := e.walkTree(abs, walk, skipHidden)
+	r, hit, err := e.walkTree(abs, walk, how)
 	switch {
 	case err != nil:
 		return Part{Trigger: Read, Subject: abs, Decision: Escalate, Rule: rulePath,
@@ -157,7 +161,7 @@ func existingPath(p string) string {
 
 // walkTree lists the tree at abs and returns the first rule (deny rules
 // come first in rules) that matches a name in it.
-func (e *Engine) walkTree(abs string, rules []*boundRule, skipHidden bool) (*boundRule, string, error) {
+func (e *Engine) walkTree(abs string, rules []*boundRule, how treeRead) (*boundRule, string, error) {
 	count := 0
 	stack := []string{abs}
 	for len(stack) > 0 {
@@ -168,7 +172,7 @@ func (e *Engine) walkTree(abs string, rules []*boundRule, skipHidden bool) (*bou
 			continue // not a directory, or unreadable: the tool cannot read it either
 		}
 		for _, ent := range ents {
-			if skipHidden && strings.HasPrefix(ent.Name(), ".") {
+			if how.skipHidden && strings.HasPrefix(ent.Name(), ".") {
 				continue
 			}
 			if count++; count > maxTreeEntries {
@@ -185,7 +189,7 @@ func (e *Engine) walkTree(abs string, rules []*boundRule, skipHidden bool) (*bou
 			switch {
 			case ent.IsDir():
 				stack = append(stack, p)
-			case ent.Type()&fs.ModeSymlink != 0:
+			case ent.Type()&fs.ModeSymlink != 0 && how.follow:
 				if r, hit := e.linkOut(p, abs); r != nil {
 					return r, hit, nil
 				}

@@ -106,6 +106,9 @@ type Effect struct {
 	// SkipsHidden refines Recursive: the tool skips names starting with a
 	// dot below Path (rg without --hidden), so only visible files count.
 	SkipsHidden bool
+	// FollowsLinks refines Recursive: the tool follows symbolic links it
+	// finds below Path (grep -R, rg -L, diff), so their targets are read.
+	FollowsLinks bool
 	// Reason says why this effect exists, for the human:
 	// "redirection >", "sed -i edits its files", "eval runs a string".
 	Reason string

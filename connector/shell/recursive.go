@@ -28,6 +28,31 @@ func (a *analyzer) markRecursive(start int) {
 	}
 }
 
+// markFollows sets FollowsLinks on the recursive reads since start.
+func (a *analyzer) markFollows(start int) {
+	for i := start; i < len(a.effects); i++ {
+		if a.effects[i].Kind == Read && a.effects[i].Recursive {
+			a.effects[i].FollowsLinks = true
+		}
+	}
+}
+
+// followsLinks reports a table-described tool that, with these options,
+// follows the links it meets inside a directory it reads whole.
+func followsLinks(name string, p parsedArgs) bool {
+	switch name {
+	case "grep", "egrep", "fgrep":
+		return p.has("-R", "--dereference-recursive")
+	case "rg":
+		return p.has("-L", "--follow")
+	case "diff":
+		return !p.has("--no-dereference")
+	case "cp":
+		return p.has("-L", "--dereference")
+	}
+	return false
+}
+
 // markSkipsHidden sets SkipsHidden on the recursive reads since start.
 func (a *analyzer) markSkipsHidden(start int) {
 	for i := start; i < len(a.effects); i++ {

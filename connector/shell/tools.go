@@ -122,6 +122,9 @@ func (w *walker) applySpec(s *toolSpec, argv []Word, c cmdCtx) {
 		if name == "rg" && rgSkipsHidden(p) {
 			w.a.markSkipsHidden(start)
 		}
+		if p.dynamic || followsLinks(name, p) {
+			w.a.markFollows(start)
+		}
 	}
 }
 
