@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -52,11 +50,17 @@ func MaybeInit() {
 func runInit() int {
 	runtime.LockOSThread()      // never unlocked: the command is forked from this restricted thread
 	unix.CloseOnExec(initCtlFD) // the command must never hold the control socket
+	ctl := initCtl{fd: initCtlFD}
+	if err := errors.Join(undumpable(), closeInherited()); err != nil {
+		if ctl.sendJSON(msgError, errorMsg{Code: exitSetup, Msg: capMsg(err.Error())}) != nil {
+			fmt.Fprintln(os.Stderr, "sandbox: jail init:", err)
+		}
+		return exitSetup
+	}
 	// the forwarded signals' registration began at package initialisation
 	// (initsig); it is done before the restrictions and the command
 	// (setupAndStart waits for it)
 	sigs, caught := initsig.Started()
-	ctl := initCtl{fd: initCtlFD}
 	pid, code, err := setupAndStart(ctl, caught)
 	if err != nil {
 		if ctl.sendJSON(msgError, errorMsg{Code: code, Msg: capMsg(err.Error())}) != nil {
@@ -100,7 +104,9 @@ func setupAndStart(ctl initCtl, caught <-chan struct{}) (pid, code int, err erro
 	if err := restrictThread(cfg); err != nil {
 		return 0, exitSetup, err
 	}
-	if err := cloexecAll(); err != nil {
+	// the command gets 0, 1, 2 and nothing else (no control socket, no
+	// descriptor the init's runtime opened that Landlock could not check)
+	if err := cloexecInherited(); err != nil {
 		return 0, exitSetup, err
 	}
 	return startCommand(path, cfg)
@@ -175,27 +181,6 @@ func lookPathCode(err error) int {
 		return exitNotFound
 	}
 	return exitNoExec
-}
-
-// cloexecAll marks every descriptor above stderr close-on-exec, whatever
-// the supervisor's own parent left open in it: the command gets 0, 1, 2
-// and nothing else (no control socket, no pre-opened file that Landlock
-// could not check).
-func cloexecAll() error {
-	err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
-	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
-		return err
-	}
-	entries, err := os.ReadDir("/proc/self/fd") // kernels before 5.11
-	if err != nil {
-		return fmt.Errorf("list descriptors: %w", err)
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			unix.CloseOnExec(fd)
-		}
-	}
-	return nil
 }
 
 func forward(sigs <-chan os.Signal, pid int) {

@@ -11,6 +11,7 @@ package jail_linux
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -20,12 +21,16 @@ import (
 // Jail is the Linux jail. The zero value is ready; it detects the kernel's
 // features once, on first use, and is safe for concurrent use.
 type Jail struct {
-	once  sync.Once
-	facts *facts
+	once   sync.Once
+	facts  *facts
+	fdsErr error // from cloexecInherited, which runs once with detect
 }
 
 func (j *Jail) detect() *facts {
-	j.once.Do(func() { j.facts = detect() })
+	j.once.Do(func() {
+		j.facts = detect()
+		j.fdsErr = cloexecInherited()
+	})
 	return j.facts
 }
 
@@ -40,6 +45,9 @@ func (j *Jail) CompletesSpecLate() bool { return true }
 // runs (or the set-up failed, in which case nothing is left behind).
 func (j *Jail) Start(ctx context.Context, spec *jailspec.Spec) (jailspec.Process, error) {
 	f := j.detect()
+	if j.fdsErr != nil {
+		return nil, fmt.Errorf("inherited descriptors: %w", j.fdsErr)
+	}
 	log := spec.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
