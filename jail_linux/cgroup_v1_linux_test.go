@@ -33,6 +33,7 @@ func TestCgroupV1BornInside(t *testing.T) {
 		Argv:    []string{"/bin/sh", "-c", "touch " + marker + "; exec sleep 60"},
 		Env:     []string{"PATH=/usr/bin:/bin"},
 		Dir:     "/",
+		FS:      jailspec.FS{Writable: []string{filepath.Dir(marker)}}, // carried into the jail's private /tmp
 		Limits:  jailspec.Limits{Pids: 50, MemoryBytes: 256 << 20},
 		Enforce: jailspec.Enforce{Cgroup: true, MountNS: true, PidNS: true, Seccomp: true, NoNewPrivs: true},
 	}

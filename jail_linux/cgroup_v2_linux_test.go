@@ -45,6 +45,7 @@ func TestCgroupV2(t *testing.T) {
 				Argv:    []string{"/bin/sh", "-c", "sleep 60 & sleep 60 & touch " + marker + "; wait"},
 				Env:     []string{"PATH=/usr/bin:/bin"},
 				Dir:     "/",
+				FS:      jailspec.FS{Writable: []string{filepath.Dir(marker)}}, // carried into the jail's private /tmp
 				Enforce: jailspec.Enforce{Cgroup: true, MountNS: pidNS, PidNS: pidNS, Seccomp: true, NoNewPrivs: true},
 			}
 			p, err := j.Start(context.Background(), spec)

@@ -20,6 +20,10 @@ type initConfig struct {
 	ReadOnly []string `json:"read_only"`
 	Holes    []string `json:"holes"`
 	Hidden   []string `json:"hidden"`
+	// Placeholders are the paths the supervisor created to pin missing
+	// ReadOnly names for this run.
+	Placeholders []string `json:"placeholders"`
+	pinnedLinks  []string // ReadOnly names that are symbolic links (the init's own)
 
 	ProxyPort int `json:"proxy_port"`
 
@@ -47,6 +51,9 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 	}
 	if e.NetNS && s.Net.ProxyPort <= 0 {
 		return nil, fmt.Errorf("%w: a network namespace needs a proxy port", ErrSpec)
+	}
+	if err := checkWritable(clean(s.FS.Writable)); err != nil {
+		return nil, err
 	}
 	return &initConfig{
 		Argv: s.Argv, Env: s.Env, Dir: s.Dir,

@@ -93,6 +93,9 @@ func setupAndStart(ctl initCtl, caught <-chan struct{}) (pid, code int, err erro
 	if err := json.Unmarshal(raw, cfg); err != nil {
 		return 0, exitSetup, fmt.Errorf("bug: config: %w", err)
 	}
+	if err := checkWritable(cfg.Writable); err != nil {
+		return 0, exitSetup, err
+	}
 	if err := setupNamespaces(ctl, cfg); err != nil {
 		return 0, exitSetup, err
 	}

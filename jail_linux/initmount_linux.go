@@ -13,27 +13,32 @@ import (
 )
 
 // setupMounts runs in the init's fresh mount namespace: nothing it does
-// propagates back to the host. Holes first (their parent rw, its other
-// entries read-only), then the read-only paths (recursive binds, so they
-// keep the holes), then tmpfs over the hidden trees, then a /proc of the
-// jail's own pid namespace.
+// propagates back to the host. First the private scratch trees (which
+// carry a project under /tmp along), then the holes (their parent rw,
+// its other entries read-only), then the pinned read-only paths
+// (recursive binds, so they keep the holes), then tmpfs over the hidden
+// trees and the socket dirs, then a /proc of the jail's own pid namespace.
 func setupMounts(cfg *initConfig) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("mount propagation: %w", err)
 	}
+	if err := privateTmp(cfg); err != nil {
+		return err
+	}
 	if err := mountHoles(cfg); err != nil {
 		return err
 	}
-	for _, p := range protectTargets(cfg.ReadOnly, cfg.Writable) {
-		if err := bindReadOnly(p, true); err != nil {
-			return err
-		}
+	if err := pinReadOnly(cfg); err != nil {
+		return err
 	}
 	var hd hider
 	for _, h := range cfg.Hidden {
 		if err := hd.hide(h); err != nil {
 			return err
 		}
+	}
+	if err := hideSockets(cfg, &hd); err != nil {
+		return err
 	}
 	if cfg.PidNS {
 		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
@@ -72,24 +77,6 @@ func mountHoles(cfg *initConfig) error {
 		}
 	}
 	return nil
-}
-
-// protectTargets resolves the read-only paths that exist. A symbolic link
-// is followed when its target lies in a writable tree (protecting the
-// target); a target elsewhere is left alone (it is not writable anyway,
-// and binding it could only make the jail's own view odd).
-func protectTargets(readOnly, writable []string) []string {
-	var out []string
-	for _, p := range readOnly {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			continue // absent: nothing to protect (see jailspec.FS.ReadOnly)
-		}
-		if real == p || inAny(real, writable) {
-			out = append(out, real)
-		}
-	}
-	return out
 }
 
 func inAny(p string, trees []string) bool {

@@ -5,6 +5,7 @@ package jail_linux
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -62,12 +63,13 @@ func landlockConfig(cfg *initConfig, abi int) landlock.Config {
 
 // landlockRules lists the grants. Reads (and executes) everywhere except
 // /dev and, without a mount namespace, the hidden trees; writes in the
-// writable trees minus, without a mount namespace, the read-only paths and
-// the hidden trees (with one, read-only binds and tmpfs do that). TCP
+// writable trees minus the pinned names that are symbolic links and,
+// without a mount namespace, the read-only paths and the hidden trees
+// (with one, read-only binds and tmpfs do that). TCP
 // listeners may bind any port, but connect reaches only the proxy.
 func landlockRules(cfg *initConfig, handled uint64) []landlock.Rule {
 	noRead := []string{"/dev"}
-	noWrite := []string(nil)
+	noWrite := slices.Clone(cfg.pinnedLinks) // a link cannot be a mount point (see pinner)
 	if !cfg.MountNS {
 		noRead = append(noRead, cfg.Hidden...)
 		noWrite = append(append(noWrite, cfg.ReadOnly...), cfg.Hidden...)

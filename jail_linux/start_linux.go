@@ -26,6 +26,7 @@ type starter struct {
 	log  *slog.Logger
 
 	cfg  *initConfig
+	phs  []placeholder // created for this run, removed when it ends
 	cg   cgroup
 	cmd  *exec.Cmd
 	ctl  supCtl
@@ -66,6 +67,11 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 			return nil, err
 		}
 		if s.cfg, err = newInitConfig(s.spec, userNS); err != nil {
+			return nil, err
+		}
+	}
+	if s.cfg.MountNS {
+		if s.phs, err = makePlaceholders(s.cfg, s.spec.FS.Placeholders); err != nil {
 			return nil, err
 		}
 	}
@@ -278,5 +284,6 @@ func (s *starter) abort() int {
 	for _, o := range s.outs {
 		o.drain()
 	}
+	removePlaceholders(s.phs, s.log)
 	return code
 }

@@ -38,9 +38,21 @@ func AgentDirs(agent, home string) []string {
 
 // ProtectedPaths are the project-relative paths that stay read-only inside
 // the writable project: the bus, code that runs outside the jail later
-// (git hooks and config, CI workflows, direnv, husky) and the agents' own
-// configuration (hooks, MCP servers, permissions).
+// (git hooks and config, the files that send git elsewhere for them:
+// commondir, alternates, info/; CI workflows, direnv, husky) and the
+// agents' own configuration (hooks, MCP servers, permissions). The jail
+// pins each whether it exists or not (see jailspec.FS.ReadOnly).
 var ProtectedPaths = []string{
-	".sandbox", ".git/hooks", ".git/config", ".github/workflows", ".envrc", ".husky",
+	".sandbox", ".git/hooks", ".git/config", ".git/commondir", ".git/info",
+	".git/objects/info/alternates", ".github/workflows", ".envrc", ".husky",
 	".claude", ".mcp.json", ".cursor", ".codex", ".gemini", ".windsurf", ".vscode",
+}
+
+// protectedFiles are the protected paths that name files, with the
+// content of the placeholder that stands in for a missing one during a
+// run: what the tool reads as "nothing configured" (a commondir of "."
+// is the repository itself; git refuses an empty one).
+var protectedFiles = map[string]string{
+	".git/commondir": ".\n", ".git/objects/info/alternates": "", ".envrc": "",
+	".mcp.json": "{\"mcpServers\": {}}\n",
 }

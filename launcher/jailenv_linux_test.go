@@ -51,12 +51,29 @@ func requireJail(t testing.TB) {
 
 func newJailEnv(t *testing.T) *testJail { return newJailEnvB(t) }
 
+// outsideScratch is a temporary dir outside /tmp, /var/tmp and /dev/shm,
+// which every jail sees as fresh and empty: what a test places there is
+// still there in the jail. The jail tests run as root.
+func outsideScratch(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/run", "sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 func newJailEnvB(t testing.TB) *testJail {
 	t.Helper()
 	requireJail(t)
 	base := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(base, "state"))
-	e := &testJail{state: filepath.Join(base, "state", "sandbox")}
+	// the state dir lies outside the scratch trees, which the jail
+	// replaces with its own (a state dir under /tmp would vanish there
+	// and prove nothing about hiding it)
+	stateHome := filepath.Join(outsideScratch(t), "state")
+	t.Setenv("XDG_STATE_HOME", stateHome)
+	e := &testJail{state: filepath.Join(stateHome, "sandbox")}
 	e.secret = filepath.Join(e.state, "key")
 	mustWrite(t, e.secret, "secret")
 	root := filepath.Join(base, "project")

@@ -72,7 +72,7 @@ func probeMounts(a []string) error {
 // namespaces they share one tmpfs, and the alias gets no second mount.
 func TestJailHiddenDirs(t *testing.T) {
 	e := newJailEnv(t)
-	base := t.TempDir()
+	base := outsideScratch(t)
 	rt := filepath.Join(base, "real", "rt")
 	mustWrite(t, filepath.Join(rt, "secret"), "original")
 	if err := os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "alias")); err != nil {

@@ -24,6 +24,10 @@ func buildFS(o *Options) jailspec.FS {
 	for _, p := range append(append([]string{}, ProtectedPaths...), o.Protected...) {
 		fs.ReadOnly = append(fs.ReadOnly, filepath.Join(root, p))
 	}
+	fs.Placeholders = map[string]string{}
+	for p, content := range protectedFiles {
+		fs.Placeholders[filepath.Join(root, p)] = content
+	}
 	fs.Hidden = hiddenPaths(o)
 	return fs
 }

@@ -43,13 +43,34 @@ type Spec struct {
 // readable; only the Writable trees are writable, minus ReadOnly.
 type FS struct {
 	// Writable lists directory trees (and single files) the jail may
-	// write: the project, the temp dir, the agent's own config dirs.
+	// write: the project, the temp dir, the agent's own config dirs. A
+	// path reached through a symbolic link that lies in a writable tree
+	// (or a shared scratch dir) is refused: an earlier jail could have
+	// planted it to widen this one.
+	//
+	// With MountNS the jail also gets a fresh tmpfs over /tmp, /var/tmp
+	// and /dev/shm (writable trees inside them are carried over; $TMPDIR
+	// inside them starts empty), and every user's runtime dir, screen's
+	// and tmux's socket dirs and the sockets under /run are hidden: a
+	// pathname socket leads to a program outside the jail.
 	Writable []string
 	// ReadOnly lists paths inside Writable trees that stay read-only:
 	// the project's .sandbox/, .git/hooks, agent configuration files.
-	// Paths that do not exist are skipped (the jail cannot protect a
-	// name that does not exist yet without also denying its parent).
+	// With MountNS each is pinned whether it exists, is a symbolic link
+	// or is missing: nothing in the jail can create, replace, rename or
+	// remove it or the directories on the way to it. A missing one gets a
+	// placeholder for the run (an empty directory, or the file named in
+	// Placeholders), created by the jail's supervisor and removed when
+	// the jail ends; a symbolic link cannot be a mount point, so the
+	// directory holding it gets no direct writes (Landlock). Without
+	// MountNS, Landlock alone denies writes to them and to the
+	// directories on the way.
 	ReadOnly []string
+	// Placeholders gives, for ReadOnly paths that name files, the
+	// content of the file that stands in for a missing one (a placeholder
+	// is otherwise an empty directory). Tools that read the name during
+	// the run then see a valid, empty configuration.
+	Placeholders map[string]string
 	// WritableHoles lists directories inside ReadOnly that stay writable
 	// (.sandbox/escalations/tmp and pending). Holes that share a parent
 	// are kept on one mount so that rename(2) between them works.

@@ -1,0 +1,174 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// tmpRoots are the scratch trees every user shares. Each jail gets a
+// fresh tmpfs over each: pathname sockets there (tmux's
+// /tmp/tmux-UID/default, X11's /tmp/.X11-unix, screen, editors,
+// databases) lead to programs outside the jail, and Landlock before ABI 9
+// cannot stop a connect(2) to them.
+var tmpRoots = []string{"/tmp", "/var/tmp", "/dev/shm"}
+
+// tmpOptions: mode 1777 as the originals have it, and half the RAM, the
+// kernel's default, named so that it is a decision: the pages count
+// against the jail's memory cgroup like any other, so --memory bounds them.
+const tmpOptions = "mode=1777,size=50%"
+
+// privateTmp mounts the fresh tmpfs over each scratch tree. What the
+// jail must keep seeing there is moved into the new tmpfs at the same
+// path: the writable trees inside it (a project under /tmp), read-only
+// the command's directory and the jail's own binary (the shims link to
+// it). $TMPDIR, when it lies inside, is created empty in the new tmpfs.
+func privateTmp(cfg *initConfig) error {
+	seen := map[string]bool{}
+	for _, r := range tmpRoots {
+		real, err := filepath.EvalSymlinks(r) // /var/tmp -> /tmp: links of the system, not the jail's
+		if err != nil || seen[real] || !isDir(real) {
+			continue
+		}
+		seen[real] = true
+		if err := privatize(real, cfg); err != nil {
+			return fmt.Errorf("private %s: %w", real, err)
+		}
+	}
+	return nil
+}
+
+// carried is a tree moved from the shared scratch dir into the private one.
+type carried struct {
+	path string
+	fd   int // a detached copy of the mount tree (open_tree)
+	dir  bool
+}
+
+func privatize(root string, cfg *initConfig) (err error) {
+	if inAny(root, cfg.Writable) && anyWithin(cfg.Holes, root) && !anyWithin(cfg.Writable, root) {
+		return nil // the project itself is the scratch dir: nothing to make private
+	}
+	keep, err := carry(root, cfg)
+	defer func() {
+		for _, k := range keep {
+			_ = unix.Close(k.fd)
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpOptions); err != nil {
+		return err
+	}
+	for _, k := range keep {
+		if err := k.place(); err != nil {
+			return err
+		}
+	}
+	if d := envValue(cfg.Env, "TMPDIR"); d != "" && within(filepath.Clean(d), root) {
+		if err := os.MkdirAll(filepath.Clean(d), 0o700); err != nil {
+			return fmt.Errorf("TMPDIR: %w", err)
+		}
+	}
+	return nil
+}
+
+// carry takes a detached copy of every tree to keep under root, before
+// the tmpfs hides them: the writable trees (but $TMPDIR, which starts
+// empty) read-write, the working directory and this binary read-only.
+func carry(root string, cfg *initConfig) ([]carried, error) {
+	tmpdir := filepath.Clean(envValue(cfg.Env, "TMPDIR"))
+	var rw, ro []string
+	for _, w := range cfg.Writable {
+		if within(w, root) && w != tmpdir {
+			rw = append(rw, w)
+		}
+	}
+	ro = append(ro, cfg.Dir)
+	if exe, err := os.Readlink("/proc/self/exe"); err == nil {
+		ro = append(ro, exe)
+	}
+	var out []carried
+	for _, set := range []struct {
+		paths []string
+		ro    bool
+	}{{rw, false}, {ro, true}} {
+		for _, p := range set.paths {
+			if !within(p, root) || coveredBy(p, out) {
+				continue
+			}
+			c, ok, err := clone(p, set.ro)
+			if err != nil {
+				return out, err
+			}
+			if ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+func coveredBy(p string, cs []carried) bool {
+	for _, c := range cs {
+		if p == c.path || within(p, c.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// clone copies the mount tree at p (recursively), read-only if ro; a
+// path that does not exist is no error (ok false).
+func clone(p string, ro bool) (c carried, ok bool, err error) {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		return c, false, nil
+	}
+	fd, err := unix.OpenTree(unix.AT_FDCWD, p, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return c, false, fmt.Errorf("open_tree %s: %w", p, err)
+	}
+	c = carried{path: p, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}
+	if ro {
+		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+		if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
+			_ = unix.Close(fd)
+			return c, false, fmt.Errorf("read-only %s: %w", p, err)
+		}
+	}
+	return c, true, nil
+}
+
+// place makes a mount point at c.path in the new tmpfs and moves the
+// copy there.
+func (c carried) place() error {
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return err
+	}
+	if c.dir {
+		if err := os.Mkdir(c.path, 0o700); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(c.path, nil, 0o400); err != nil {
+		return err
+	}
+	if err := unix.MoveMount(c.fd, "", unix.AT_FDCWD, c.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount %s: %w", c.path, err)
+	}
+	return nil
+}
+
+func anyWithin(paths []string, dir string) bool {
+	for _, p := range paths {
+		if within(p, dir) {
+			return true
+		}
+	}
+	return false
+}
