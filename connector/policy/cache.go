@@ -29,7 +29,7 @@ var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
 // encoding/json, whose first use in a process costs about 0.2 ms.
 // TestDefaultSettingsLine keeps it in step with Policy.
 const defaultSettings = `{"File":"","SHA256":"","Version":1,"Rules":null,"CI":null,` +
-	`"Limits":{"Memory":"","PIDs":0,"CPU":""},"Broker":{"Env":null},"Hook":{"Wait":0,"DeferAllow":false},"Shims":null}`
+	`"Limits":{"Memory":"","PIDs":0,"CPU":""},"Broker":{"Env":null},"Hook":{"Wait":0,"DeferAllow":false},"Run":{"Env":{}},"Shims":null}`
 
 // encodeCache writes p as lines: a header naming the policy's SHA-256,
 // the non-rule settings as JSON, then one line per rule with

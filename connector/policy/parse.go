@@ -48,6 +48,8 @@ func Parse(file string, data []byte) (*Policy, error) {
 	p.Hook.Wait = c.duration("hook.wait", &doc.Hook.Wait)
 	p.Hook.DeferAllow = doc.Hook.DeferAllow
 	p.Broker.Env = c.envNames(doc.Broker.Env)
+	p.Run.Env.Keep = c.envPatterns("run.env.keep", doc.Run.Env.Keep)
+	p.Run.Env.Drop = c.envPatterns("run.env.drop", doc.Run.Env.Drop)
 	p.Shims = c.shimNames(&doc.Shims)
 	if doc.Limits.PIDs < 0 || doc.Limits.PIDs > 0 && doc.Limits.PIDs < MinPIDs {
 		c.add(0, "limits.pids must be 0 (no limit) or at least %d: the jail's init needs a few threads", MinPIDs)
@@ -129,6 +131,20 @@ func (c *collector) envNames(nodes []yaml.Node) []string {
 		n := &nodes[i]
 		if n.Kind != yaml.ScalarNode || !isEnvName(n.Value) {
 			c.add(n.Line, "broker.env: %q is not an environment variable name", n.Value)
+			continue
+		}
+		out = append(out, n.Value)
+	}
+	return out
+}
+
+// envPatterns reads a list of variable names with '*' wildcards.
+func (c *collector) envPatterns(key string, nodes []yaml.Node) []string {
+	var out []string
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Kind != yaml.ScalarNode || !isEnvName(strings.ReplaceAll(n.Value, "*", "A")) {
+			c.add(n.Line, "%s: %q is not an environment variable name (letters, digits, _ and * for any run of them)", key, n.Value)
 			continue
 		}
 		out = append(out, n.Value)

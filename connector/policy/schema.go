@@ -22,6 +22,7 @@ type Policy struct {
 	Limits Limits
 	Broker Broker
 	Hook   Hook
+	Run    Run
 	// Shims lists the tools run mode shims (nil: the default list).
 	Shims []string
 
@@ -68,6 +69,20 @@ type Broker struct {
 	Env []string `yaml:"env"`
 }
 
+// Run tunes run mode's jail.
+type Run struct {
+	Env RunEnv
+}
+
+// RunEnv adds to the patterns of the variables the jail does not get
+// (Drop) and lets some through although they match one (Keep). A
+// pattern is a variable name with '*' for any run of characters,
+// compared without regard to case.
+type RunEnv struct {
+	Keep []string `json:",omitempty"`
+	Drop []string `json:",omitempty"`
+}
+
 // Hook tunes the agent hooks.
 type Hook struct {
 	// Wait is how long a hook waits for a human before it gives up (and
@@ -93,7 +108,17 @@ type fileDoc struct {
 	CI      *ciDoc      `yaml:"ci"`
 	Broker  brokerDoc   `yaml:"broker"`
 	Hook    hookDoc     `yaml:"hook"`
+	Run     runDoc      `yaml:"run"`
 	Shims   yaml.Node   `yaml:"shims"`
+}
+
+type runDoc struct {
+	Env runEnvDoc `yaml:"env"`
+}
+
+type runEnvDoc struct {
+	Keep []yaml.Node `yaml:"keep"`
+	Drop []yaml.Node `yaml:"drop"`
 }
 
 type brokerDoc struct {

@@ -25,6 +25,8 @@ var (
 			"policy.Limits", "a mapping (memory, pids, cpu)",
 			"policy.brokerDoc", "a mapping (env)",
 			"policy.hookDoc", "a mapping (wait)",
+			"policy.runDoc", "a mapping (env)",
+			"policy.runEnvDoc", "a mapping (keep, drop)",
 			"[]yaml.Node", "a list",
 		)
 	})
