@@ -22,8 +22,9 @@ type initConfig struct {
 	Hidden   []string `json:"hidden"`
 	// Placeholders are the paths the supervisor created to pin missing
 	// ReadOnly names for this run.
-	Placeholders []string `json:"placeholders"`
-	pinnedLinks  []string // ReadOnly names that are symbolic links (the init's own)
+	Placeholders []string              `json:"placeholders"`
+	pinnedLinks  []string              // ReadOnly names that are symbolic links (the init's own)
+	Substs       []jailspec.Substitute `json:"substitutes"`
 
 	ProxyPort int `json:"proxy_port"`
 
@@ -58,7 +59,7 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 	return &initConfig{
 		Argv: s.Argv, Env: s.Env, Dir: s.Dir,
 		Writable: clean(s.FS.Writable), ReadOnly: clean(s.FS.ReadOnly),
-		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden),
+		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: s.FS.Substitutes,
 		ProxyPort: s.Net.ProxyPort,
 		Landlock:  e.Landlock, Seccomp: e.Seccomp, NoNewPrivs: e.NoNewPrivs,
 		MountNS: e.MountNS, PidNS: e.PidNS, NetNS: e.NetNS, UserNS: userNS,
@@ -69,6 +70,9 @@ func allPaths(s *jailspec.Spec) []string {
 	all := []string{s.Dir}
 	for _, l := range [][]string{s.FS.Writable, s.FS.ReadOnly, s.FS.WritableHoles, s.FS.Hidden} {
 		all = append(all, l...)
+	}
+	for _, sub := range s.FS.Substitutes {
+		all = append(all, sub.Path, sub.Source)
 	}
 	return all
 }

@@ -13,14 +13,19 @@ import (
 )
 
 // setupMounts runs in the init's fresh mount namespace: nothing it does
-// propagates back to the host. First the private scratch trees (which
-// carry a project under /tmp along), then the holes (their parent rw,
-// its other entries read-only), then the pinned read-only paths
-// (recursive binds, so they keep the holes), then tmpfs over the hidden
-// trees and the socket dirs, then a /proc of the jail's own pid namespace.
+// propagates back to the host. First the per-run substitutes (their
+// copies may lie in a scratch tree), then the private scratch trees (which
+// carry a project under /tmp along, with the substitutes inside it), then
+// the holes (their parent rw, its other entries read-only), then the
+// pinned read-only paths (recursive binds, so they keep the holes), then
+// tmpfs over the hidden trees and the socket dirs, then a /proc of the
+// jail's own pid namespace.
 func setupMounts(cfg *initConfig) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("mount propagation: %w", err)
+	}
+	if err := substitute(cfg.Substs); err != nil {
+		return err
 	}
 	if err := privateTmp(cfg); err != nil {
 		return err

@@ -78,6 +78,16 @@ type FS struct {
 	// Hidden lists trees the jail may neither read nor write (the
 	// per-user state dir).
 	Hidden []string
+	// Substitutes are files the jail sees in place of others: a per-run
+	// copy the supervisor made stands at Path, so that what the jail
+	// writes there never reaches the original (the supervisor merges back
+	// what it trusts). Only with the mount namespace; Path must exist.
+	Substitutes []Substitute
+}
+
+// Substitute shows the regular file Source at Path inside the jail.
+type Substitute struct {
+	Path, Source string
 }
 
 // Net says how the jail reaches the network: only through the
