@@ -291,3 +291,23 @@ func cmpDuration(d, def time.Duration) time.Duration {
 	}
 	return def
 }
+
+// applyRunPolicy hands the accepted policy's run-mode settings to o: the
+// environment's keep and drop lists, and the read rules whose concrete
+// paths the jail hides.
+func (b *Bus) applyRunPolicy(o *Options) {
+	e := b.engine
+	if e == nil || e.Status() == policy.StatusNothingAccepted {
+		return
+	}
+	p := e.Policy()
+	o.EnvKeep = append(o.EnvKeep, p.Run.Env.Keep...)
+	o.EnvDrop = append(o.EnvDrop, p.Run.Env.Drop...)
+	if rs := p.Rules[policy.Read]; rs != nil {
+		for _, list := range [][]*policy.Rule{rs.Deny, rs.Escalate} {
+			for _, r := range list {
+				o.HideReads = append(o.HideReads, r.Pattern)
+			}
+		}
+	}
+}

@@ -6,22 +6,21 @@ import (
 	"strings"
 )
 
-// proxyVars are replaced in the jail; dropVars are removed (sockets the
-// jail cannot reach anyway, and the jail init's own marker).
+// proxyVars are replaced in the jail.
 var (
 	proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
 	noProxy   = []string{"NO_PROXY", "no_proxy"}
-	dropVars  = []string{"SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST",
-		"GPG_AGENT_INFO", "SANDBOX_JAIL_INIT"}
 )
 
-// jailEnv is base with the proxy, the shim dir first on PATH, and the
-// run-mode markers.
+// jailEnv is base scrubbed (envRules: what leads out or carries secrets
+// goes), with the proxy, the shim dir first on PATH, and the run-mode
+// markers.
 func jailEnv(base []string, o *Options, proxyPort int, netNS bool) []string {
 	drop := map[string]bool{"SANDBOX_JAIL": true, "SANDBOX_CI": true}
-	for _, k := range append(append(append([]string{}, proxyVars...), noProxy...), dropVars...) {
+	for _, k := range append(append([]string{}, proxyVars...), noProxy...) {
 		drop[envKey(k)] = true
 	}
+	base, _ = ScrubbedEnv(base, envRules(o))
 	env := make([]string, 0, len(base)+10)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")

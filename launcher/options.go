@@ -44,6 +44,14 @@ type Options struct {
 	// userstate.DefaultDir()).
 	StateDir string
 
+	// EnvKeep and EnvDrop add to the environment's rules (the policy's
+	// run: env: keep and drop): variables matching DefaultEnvDrop or
+	// EnvDrop are removed unless they match EnvKeep or the agent's key.
+	EnvKeep, EnvDrop []string
+	// HideReads are the read policy's deny and escalate patterns; those
+	// that name concrete paths are hidden in the jail.
+	HideReads []string
+
 	// ShimDir, when set, goes first on the jail's PATH (run mode puts
 	// .sandbox/shims there). The launcher does not create shims.
 	ShimDir string

@@ -65,6 +65,7 @@ type run struct {
 	jail   Jail
 	report Report
 	log    *slog.Logger
+	global *globalCopy // the agent's per-run config copy (agentfs.go), nil without one
 }
 
 func newRun(o *Options) *run {
@@ -88,6 +89,7 @@ func (r *run) run(ctx context.Context) (ExitStatus, error) {
 	if r.o.Folder.Root == "" {
 		return ExitStatus{}, errors.New("launcher: no project folder")
 	}
+	defer r.mergeGlobal()
 	enf := r.enforce()
 	proxy := NewProxy(r.o.Decider, r.log)
 	var hostLn net.Listener
@@ -205,12 +207,17 @@ func (r *run) complete(s *Spec, port int) error {
 			return err
 		}
 		r.o.Env = env
+		r.o.bus.applyRunPolicy(r.o)
 	}
 	if err := ensureBus(r.o); err != nil {
 		return err
 	}
+	if err := r.prepareAgent(s.Enforce.MountNS); err != nil {
+		return err
+	}
 	s.Env = jailEnv(baseEnv(r.o), r.o, port, s.Enforce.NetNS)
-	s.FS = buildFS(r.o)
+	s.FS = buildFS(r.o, s.Enforce.MountNS, r.global)
+	r.logPlan(s)
 	return nil
 }
 

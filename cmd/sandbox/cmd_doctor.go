@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
 )
 
@@ -107,7 +108,8 @@ func agentChecks() []check {
 	for _, a := range agents {
 		c := check{Area: "agents", Name: a.exe}
 		if p, err := exec.LookPath(a.exe); err == nil {
-			c.Status, c.Detail = statusOK, a.name+" at "+p
+			c.Status, c.Detail = statusOK, a.name+" at "+p+"; `sandbox run` passes it "+
+				strings.Join(launcher.AgentKeys(a.exe), ", ")+" and no other secret variable"
 		} else {
 			c.Status, c.Detail = statusMissing, a.name+" is not on PATH"
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/sandbox-dev/sandbox/connector/policy"
@@ -26,6 +27,7 @@ type runOptions struct {
 	failOnDeny    bool   // CI mode: exit non-zero when an escalation was denied
 	quiet         bool   // no notices of our own: the command's output alone
 	cwdFD         int    // > 0: report the command's final directory there
+	verbose       bool   // say what the jail gets: keys passed, variables dropped, paths hidden
 	argv          []string
 	stdin         io.Reader
 	stdout        io.Writer
@@ -60,6 +62,7 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&opts.failOnDeny, "fail-on-deny", false, "CI mode: exit non-zero when any escalation was denied")
 	f.IntVar(&opts.cwdFD, "cwd-fd", 0, "when the command ends, write the directory its shell ended in to descriptor N (its stdin is then empty; connector mode keeps the agent's `cd` so)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print nothing of sandbox's own unless it fails: the command's output and exit status alone (connector mode runs allowed commands so)")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "say what the jail gets: the agent's key passed in, the variables dropped, the paths hidden or read-only")
 	return cmd
 }
 
@@ -122,6 +125,9 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr,
 	}
 	lo.Dir = projectCwd(f)
+	if o.verbose {
+		lo.Logger = slog.New(slog.NewTextHandler(o.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	if lo.Limits.MemoryBytes, err = parseSize(o.memory); err != nil {
 		return lo, err
 	}

@@ -1,0 +1,93 @@
+package launcher
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// DefaultEnvDrop are the patterns of the variables the jail never gets
+// unless the policy keeps them (run: env: keep): the ways out of the jail
+// (terminal multiplexers, display servers, session buses, agents and
+// askpass helpers, IDE sockets) and what looks like a secret. A pattern is
+// a name with '*' for any run of characters, compared without regard to
+// case: npm reads its registry token from npm_config_..._authToken.
+var DefaultEnvDrop = []string{
+	// sockets and helpers that run something outside the jail
+	"TMUX", "TMUX_*", "STY", "DISPLAY", "XAUTHORITY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET",
+	"DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "SSH_AUTH_SOCK", "SSH_AGENT_PID",
+	"GPG_AGENT_INFO", "GNOME_KEYRING_CONTROL", "VSCODE_IPC_HOOK*", "VSCODE_GIT_IPC_HANDLE",
+	"VSCODE_GIT_ASKPASS_*", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "DOCKER_HOST",
+	"KRB5CCNAME", "KITTY_LISTEN_ON", "WEZTERM_UNIX_SOCKET", "NVIM", "NVIM_LISTEN_ADDRESS",
+	"JETBRAINS_REMOTE_*", "SANDBOX_JAIL_INIT",
+	// secrets
+	"*TOKEN", "*_KEY", "*_KEYS", "*APIKEY", "*SECRET", "*_SECRET_*", "*PASSWORD", "*PASSWD",
+	"*_PASS", "*_PWD", "*_CREDENTIALS", "*_CREDENTIAL", "*_AUTH", "*_COOKIE",
+	"AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_CONTAINER_*",
+	"AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_CLIENT_*", "GOOGLE_APPLICATION_CREDENTIALS",
+	"VAULT_*", "OP_SESSION_*", "NETRC",
+}
+
+// EnvRules says which variables of the base environment reach the jail:
+// those matching Drop (DefaultEnvDrop plus the policy's own) are removed,
+// unless they match Keep (the agent's own key, the policy's keep list).
+type EnvRules struct {
+	Keep []string
+	Drop []string
+}
+
+// envRules are o's rules: the defaults, the agent's key, the options'.
+func envRules(o *Options) EnvRules {
+	r := EnvRules{
+		Keep: append(slices.Clone(agentProfile(agentName(o)).Keys), o.EnvKeep...),
+		Drop: append(slices.Clone(DefaultEnvDrop), o.EnvDrop...),
+	}
+	return r
+}
+
+// dropped reports whether the variable named k is removed.
+func (r EnvRules) dropped(k string) bool {
+	return matchEnv(r.Drop, k) && !matchEnv(r.Keep, k)
+}
+
+// matchEnv reports whether name matches one of pats, ignoring case.
+func matchEnv(pats []string, name string) bool {
+	name = strings.ToUpper(name)
+	for _, p := range pats {
+		// filepath.Match with only '*' (the patterns hold no '/', '?',
+		// '[' or '\\': the policy refuses them) is a plain wildcard match
+		if ok, _ := filepath.Match(strings.ToUpper(p), name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ScrubbedEnv splits env by rules: what the jail gets, and the names of
+// the variables it does not get.
+func ScrubbedEnv(env []string, r EnvRules) (kept []string, dropped []string) {
+	kept = make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if r.dropped(k) {
+			dropped = append(dropped, k)
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	return kept, dropped
+}
+
+// PassedKeys are the names in env that a drop pattern matches but the
+// keep list lets through (the agent's own API key): what `sandbox run -v`
+// and doctor name.
+func PassedKeys(env []string, r EnvRules) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if matchEnv(r.Drop, k) && matchEnv(r.Keep, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

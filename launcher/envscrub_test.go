@@ -1,0 +1,64 @@
+package launcher
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestScrubbedEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "HOME=/h", "PWD=/p", "OLDPWD=/o", "TERM=xterm", "LANG=C",
+		"GITHUB_TOKEN=x", "GH_TOKEN=x", "NODE_AUTH_TOKEN=x", "npm_config__authToken=x", "AWS_SECRET_ACCESS_KEY=x",
+		"AWS_ACCESS_KEY_ID=x", "AWS_SESSION_TOKEN=x", "AWS_REGION=eu-west-1", "STRIPE_SECRET=x", "MYSQL_PWD=x",
+		"PGPASSWORD=x", "AZURE_CLIENT_SECRET=x", "GOOGLE_APPLICATION_CREDENTIALS=/k.json", "TMUX=/tmp/t,1,0",
+		"TMUX_PANE=%1", "STY=1", "DISPLAY=:0", "WAYLAND_DISPLAY=w", "XAUTHORITY=/x", "SSH_AUTH_SOCK=/s",
+		"SSH_AGENT_PID=1", "GPG_AGENT_INFO=/g", "DBUS_SESSION_BUS_ADDRESS=unix:path=/b",
+		"VSCODE_IPC_HOOK_CLI=/v", "VSCODE_GIT_IPC_HANDLE=/v", "GIT_ASKPASS=/a", "SSH_ASKPASS=/a",
+		"KRB5CCNAME=/k", "ANTHROPIC_API_KEY=k", "OPENAI_API_KEY=k", "DEPLOY_TOKEN=d", "DATABASE_URL=u"}
+	tests := []struct {
+		name  string
+		agent string
+		keep  []string
+		drop  []string
+		want  []string // the names kept
+	}{
+		{"no agent", "bash", nil, nil, []string{"PATH", "HOME", "PWD", "OLDPWD", "TERM", "LANG", "AWS_REGION", "DATABASE_URL"}},
+		{"claude keeps its key", "claude", nil, nil,
+			[]string{"PATH", "HOME", "PWD", "OLDPWD", "TERM", "LANG", "AWS_REGION", "ANTHROPIC_API_KEY", "DATABASE_URL"}},
+		{"codex keeps its key", "codex", nil, nil,
+			[]string{"PATH", "HOME", "PWD", "OLDPWD", "TERM", "LANG", "AWS_REGION", "OPENAI_API_KEY", "DATABASE_URL"}},
+		{"policy keep and drop", "claude", []string{"deploy_*"}, []string{"DATABASE_URL", "AWS_*"},
+			[]string{"PATH", "HOME", "PWD", "OLDPWD", "TERM", "LANG", "ANTHROPIC_API_KEY", "DEPLOY_TOKEN"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &Options{Agent: tc.agent, EnvKeep: tc.keep, EnvDrop: tc.drop}
+			kept, dropped := ScrubbedEnv(env, envRules(o))
+			var names []string
+			for _, kv := range kept {
+				names = append(names, kv[:len(kv)-len(kv[indexEq(kv):])])
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("kept %v\nwant %v", names, tc.want)
+			}
+			if len(kept)+len(dropped) != len(env) {
+				t.Errorf("kept %d + dropped %d != %d", len(kept), len(dropped), len(env))
+			}
+		})
+	}
+}
+
+func indexEq(kv string) int {
+	for i := range kv {
+		if kv[i] == '=' {
+			return i
+		}
+	}
+	return len(kv)
+}
+
+func TestPassedKeys(t *testing.T) {
+	env := []string{"ANTHROPIC_API_KEY=k", "GITHUB_TOKEN=x", "EDITOR=vi"}
+	if got := PassedKeys(env, envRules(&Options{Agent: "claude"})); !slices.Equal(got, []string{"ANTHROPIC_API_KEY"}) {
+		t.Errorf("PassedKeys = %v", got)
+	}
+}
