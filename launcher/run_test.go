@@ -82,10 +82,10 @@ func TestRunSpec(t *testing.T) {
 	}
 	f := project(t)
 	j := &launchertest.Jail{}
-	home, _ := os.UserHomeDir()
+	home := t.TempDir() // the agent's home: the run prepares its config there
 	_, err := launcher.Run(context.Background(), launcher.Options{
 		Folder: f, Argv: []string{"/bin/true"}, Agent: "claude", Jail: j, CI: true,
-		ShimDir: f.Shims(), Env: []string{"PATH=/usr/bin:/bin", "HTTPS_PROXY=http://evil:1", "SSH_AUTH_SOCK=/tmp/agent"},
+		ShimDir: f.Shims(), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home, "HTTPS_PROXY=http://evil:1", "SSH_AUTH_SOCK=/tmp/agent"},
 	})
 	if err != nil {
 		t.Fatal(err)
