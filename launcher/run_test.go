@@ -83,9 +83,13 @@ func TestRunSpec(t *testing.T) {
 	f := project(t)
 	j := &launchertest.Jail{}
 	home := t.TempDir() // the agent's home: the run prepares its config there
+	sock := filepath.Join(t.TempDir(), "agent")
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	_, err := launcher.Run(context.Background(), launcher.Options{
 		Folder: f, Argv: []string{"/bin/true"}, Agent: "claude", Jail: j, CI: true,
-		ShimDir: f.Shims(), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home, "HTTPS_PROXY=http://evil:1", "SSH_AUTH_SOCK=/tmp/agent"},
+		ShimDir: f.Shims(), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home, "HTTPS_PROXY=http://evil:1", "SSH_AUTH_SOCK=" + sock},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +120,7 @@ func TestRunSpec(t *testing.T) {
 		{"queue tmp hole", s.FS.WritableHoles, f.Tmp()},
 		{"queue pending hole", s.FS.WritableHoles, f.Pending()},
 		{"hidden state", s.FS.Hidden, filepath.Join(os.Getenv("XDG_STATE_HOME"), "sandbox")},
-		{"hidden agent socket", s.FS.Hidden, "/tmp/agent"},
+		{"hidden agent socket", s.FS.Hidden, sock},
 	}
 	for _, c := range checks {
 		if !slices.Contains(c.list, c.want) {

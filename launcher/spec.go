@@ -117,9 +117,15 @@ func hiddenPaths(o *Options, home string, writable []string) []string {
 			continue
 		}
 		p = filepath.Clean(p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue // absent: nothing to hide, and the jail cannot create it in a place it cannot write
+		}
 		add(p)
-		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
-			add(real)
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				add(real)
+			}
 		}
 	}
 	return hidden
