@@ -160,13 +160,35 @@ func (l *awkLexer) token(c byte) awkTok {
 		}
 		return awkTok{kind: awkName, text: l.s[start:l.i]}
 	case c >= '0' && c <= '9' || c == '.' && l.i+1 < len(l.s) && l.s[l.i+1] >= '0' && l.s[l.i+1] <= '9':
-		start := l.i
-		for l.i < len(l.s) && (isAlnum(l.s[l.i:l.i+1]) || l.s[l.i] == '.') && l.s[l.i] != '@' {
-			l.i++
-		}
-		return awkTok{kind: awkNumber, text: l.s[start:l.i]}
+		return l.number()
 	}
 	return l.operator()
+}
+
+// number reads digits, dots and an exponent. A letter right after it
+// ("1system(...)", "0x1F") is split differently by awks (gawk reads hex
+// constants, mawk concatenates): the program escalates.
+func (l *awkLexer) number() awkTok {
+	start := l.i
+	isDigit := func(k int) bool { return k < len(l.s) && l.s[k] >= '0' && l.s[k] <= '9' }
+	for l.i < len(l.s) && (isDigit(l.i) || l.s[l.i] == '.') {
+		l.i++
+	}
+	if l.i < len(l.s) && (l.s[l.i] == 'e' || l.s[l.i] == 'E') {
+		switch {
+		case isDigit(l.i + 1):
+			l.i++
+		case l.i+1 < len(l.s) && (l.s[l.i+1] == '+' || l.s[l.i+1] == '-') && isDigit(l.i+2):
+			l.i += 2
+		}
+		for isDigit(l.i) {
+			l.i++
+		}
+	}
+	if l.i < len(l.s) && (isLetter(l.s[l.i]) || l.s[l.i] == '_') {
+		l.fail("has a number followed by a letter, which awks split differently")
+	}
+	return awkTok{kind: awkNumber, text: l.s[start:l.i]}
 }
 
 // awkOps are awk's operators, longest first.

@@ -74,6 +74,8 @@ var awkAttacks = []struct{ in, must string }{
 	{"awk 'BEGIN{print ENVIRON[\"AWS_SECRET_ACCESS_KEY\"]}'", "opaque"},
 	{"awk 'BEGIN{print SYMTAB[\"x\"]}'", "opaque"},
 	// Not understood.
+	{"awk 'BEGIN{1system(\"id\")}'", "opaque"},
+	{"awk 'BEGIN{x = 0x1 system(\"id\")}'", "opaque"},
 	{"awk 'BEGIN{print \"x}' f", "opaque"},
 	{"awk 'BEGIN{x = `id`}' f", "opaque"},
 	{"awk '{print (}' f", "opaque"},
@@ -94,6 +96,7 @@ var awkUses = []string{
 	"awk '{ n = a[1] / 2; print n }' f",
 	"awk '{ print $1 / 2 }' f",
 	"awk '{ print NR / 2 }' f",
+	"awk '{ print 1.5e3, 2E-2, .5 }' f",
 	"awk '{ if ($1 ~ /^#/) next; print }' f",
 	"awk '{ gsub(/[[:space:]]+/, \" \"); print }' f",
 	"awk 'length($0) > 80' f",
