@@ -65,6 +65,9 @@ func (w *walker) arithAssign(x syntax.ArithmExpr, d int) {
 		}
 		if p.Param != nil {
 			w.assignName(p.Param.Value, p, true)
+			if p.Index != nil {
+				w.markArray(p.Param.Value)
+			}
 		}
 	default:
 		w.opaque(x, "arithmetic assignment target not understood")

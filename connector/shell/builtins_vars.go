@@ -62,6 +62,7 @@ func readBuiltin(w *walker, argv []Word, c cmdCtx) {
 	}
 	for _, v := range p.values('a') {
 		w.assignWord(v, "read -a", c)
+		w.markArray(baseOf(v.Text))
 	}
 	for _, n := range p.operands {
 		w.assignWord(n, "read", c)
@@ -80,6 +81,7 @@ func mapfileBuiltin(w *walker, argv []Word, c cmdCtx) {
 	}
 	for _, n := range p.operands {
 		w.assignWord(n, name, c)
+		w.markArray(baseOf(n.Text))
 	}
 }
 
@@ -186,6 +188,7 @@ func compgenBuiltin(w *walker, argv []Word, c cmdCtx) {
 	}
 	for _, n := range p.values('V') {
 		w.assignWord(n, "compgen -V", c)
+		w.markArray(baseOf(n.Text))
 	}
 }
 
@@ -226,4 +229,10 @@ func (w *walker) protectDecoded(args []Word, c cmdCtx) {
 			w.protectText(decodeANSIC(strings.ReplaceAll(a.Text, `\0`, `\`)), c.src)
 		}
 	}
+}
+
+// baseOf is the variable name of NAME or NAME[SUBSCRIPT].
+func baseOf(s string) string {
+	base, _, _ := cutByte(s, '[')
+	return base
 }

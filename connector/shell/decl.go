@@ -16,6 +16,9 @@ func (w *walker) assign(as *syntax.Assign, prefix bool, d int) {
 	if as.Index != nil {
 		w.index(as.Name, as.Index, d)
 	}
+	if as.Index != nil || as.Array != nil {
+		w.markArray(name)
+	}
 	integer := w.assignValue(as, d)
 	if prefix {
 		if reason := dangerousVar(name); reason != "" {
@@ -97,6 +100,10 @@ func (w *walker) declName(variant, flags string, as *syntax.Assign, d int) {
 	if strings.Contains(flags, "A") {
 		w.vars.assocSet(name)
 	}
+	if containsAny(flags, "aA") || as.Index != nil || as.Array != nil {
+		w.markArray(name)
+	}
+	w.declValue(flags, as)
 	if strings.Contains(flags, "i") {
 		w.vars.info(name).intAttr = true
 	}

@@ -15,6 +15,10 @@ type varTable struct {
 	vars  map[string]*varInfo
 	refs  []arithRef
 	assoc map[string]bool // declared associative arrays (-A)
+	// arrays are the variables the script makes arrays; compound the
+	// declarations whose value may be a compound assignment (arrays.go).
+	arrays   map[string]bool
+	compound []arithRef
 }
 
 type varInfo struct {
@@ -86,6 +90,7 @@ var safeSpecialVars = map[string]bool{
 // finish reports the arithmetic reads of variables whose value is not
 // known to be an integer at that point.
 func (w *walker) finish() {
+	w.finishCompound()
 	seen := map[string]bool{}
 	for _, r := range w.vars.refs {
 		v := w.vars.vars[r.name]
