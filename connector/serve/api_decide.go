@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -19,6 +20,9 @@ type approveBody struct {
 	Always  bool   `json:"always"`
 	Pattern string `json:"pattern"`
 	Hash    string `json:"hash"`
+	// StaleOK approves a request nobody waits for any more (its output
+	// would reach no one); without it such an approval is 409 (stale).
+	StaleOK bool `json:"stale_ok"`
 }
 
 // decisionView answers an approve or a deny.
@@ -48,6 +52,10 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := fs.checkShown(id, body.Hash); err != nil {
 		fail(w, err)
+		return
+	}
+	if why := review.Stale(fs.f, id); why != "" && !body.StaleOK {
+		fail(w, fmt.Errorf("%w: %s", errStale, why))
 		return
 	}
 	opts := fs.approveOptions(id, body)

@@ -3,6 +3,7 @@ package serve_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -61,7 +62,18 @@ func TestDashboardInABrowser(t *testing.T) {
 	q := openQueue(t, proj)
 	first := submit(t, q, proj, "echo hello from the dashboard; echo '\x1b[31mred\x1b[0m' # \u202eevil", "to show the page works")
 	second := submit(t, q, proj, "git push origin main", "publish the branch")
-	for _, s := range []string{"SEEN", "GUARDED", "APPROVED", "SHOT", "DENIED", "AUDIT", "DONE"} {
+	victim := filepath.Join(proj, "cache-x")
+	os.Mkdir(victim, 0o755)
+	var long strings.Builder
+	for i := 1; i <= 63; i++ {
+		if i == 62 {
+			fmt.Fprintf(&long, "rm -rf %s\n", victim)
+		} else {
+			fmt.Fprintf(&long, "echo line-%02d\n", i)
+		}
+	}
+	third := submit(t, q, proj, strings.TrimSpace(long.String()), "clean the cache")
+	for _, s := range []string{"SEEN", "GUARDED", "APPROVED", "SHOT", "DENIED", "PAGED", "AUDIT", "DONE"} {
 		expect(t, steps, s)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -75,6 +87,14 @@ func TestDashboardInABrowser(t *testing.T) {
 	if err != nil || res.Decision != queue.Denied || res.Reason != "not on main, open a pull request" {
 		t.Fatalf("second result %+v, %v", res, err)
 	}
+	res, err = q.Result(third)
+	if err != nil || res.Decision != queue.Approved {
+		t.Fatalf("third result %+v, %v", res, err)
+	}
+	if _, err := os.Stat(victim); err == nil {
+		t.Fatal("line 62 of the long script did not run")
+	}
+	keepScreenshot(t, root, strings.TrimSuffix(shot, ".png")+"-long.png", "serve-dashboard-long.png")
 	keepScreenshot(t, root, shot, "serve-dashboard.png")
 	keepScreenshot(t, root, strings.TrimSuffix(shot, ".png")+"-deny.png", "serve-dashboard-deny.png")
 }

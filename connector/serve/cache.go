@@ -108,6 +108,10 @@ func (c *pendingCache) list() []*entry {
 // pattern when remembered decisions are available.
 func (fs *folderState) view(req *queue.Request, s queue.State) *RequestView {
 	v := viewRequest(fs.key, req, s)
+	if s == queue.StatePending || s == queue.StateClaimed {
+		v.Review = fs.src.Review(req)
+		v.Headline = v.Review.Headline(3)
+	}
 	if p, err := fs.ap.Propose(req); err == nil {
 		v.Pattern = display.EscapeLine(p)
 	}

@@ -23,6 +23,8 @@ var (
 	errNoHash = errors.New("an approval must carry the content hash that was shown (\"hash\"); nothing ran")
 	// errHashMismatch: an approval naming a hash the request does not have.
 	errHashMismatch = errors.New("the request is not the one shown; nothing ran")
+	// errStale: an approval of a request nobody waits for, without stale_ok.
+	errStale = errors.New("nobody waits for this request any more; approve it with stale_ok to run it anyway. Nothing ran")
 	// errNoPolicyChange: nothing to accept.
 	errNoPolicyChange = errors.New("no pending policy change")
 )

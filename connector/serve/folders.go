@@ -10,6 +10,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -28,6 +29,7 @@ type folderState struct {
 	audit audit.Appender
 	track *tracker
 	out   *outputs
+	src   *review.Source
 	// moved is notified whenever results/ or the queue changes: output
 	// streams wait on it.
 	moved broadcast
@@ -48,6 +50,10 @@ func newFolderState(s *Server, f Folder) *folderState {
 	q := f.Approver.Queue()
 	fs := &folderState{s: s, key: folderKey(q.Folder().Root), f: q.Folder(), q: q, ap: f.Approver,
 		audit: f.Audit, seen: map[string]bool{}}
+	fs.src = f.Review
+	if fs.src == nil {
+		fs.src = &review.Source{Folder: fs.f, State: s.cfg.State, Log: s.log}
+	}
 	fs.track = newTracker(fs)
 	fs.out = newOutputs(fs)
 	return fs

@@ -55,6 +55,8 @@ func errStatus(err error) (int, string) {
 		return http.StatusConflict, "changed"
 	case errors.Is(err, errNoHash):
 		return http.StatusConflict, "hash_required"
+	case errors.Is(err, errStale):
+		return http.StatusConflict, "stale"
 	case errors.Is(err, errAmbiguous), errors.Is(err, errPolicyChanged), errors.Is(err, errNoPolicyChange):
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, approver.ErrNoMemory), errors.Is(err, queue.ErrInvalid):

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -31,6 +32,10 @@ type Folder struct {
 	// Audit receives the server's own records (quarantined files, policy
 	// acceptance); usually the log the approver writes to.
 	Audit audit.Appender
+	// Review describes requests for display (the policy's hits recomputed,
+	// where an approval runs, whether anybody waits); nil: one over the
+	// folder with Config.State and the broker's default environment.
+	Review *review.Source
 }
 
 // Config configures New. Addr, Token, State and at least one folder are

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -38,6 +39,13 @@ type RequestView struct {
 	PolicyReasons []string    `json:"policy_reasons,omitempty"`
 	Hash          string      `json:"hash,omitempty"`
 	Created       time.Time   `json:"created,omitzero"`
+	// Review is what the trusted side found out (pending and claimed
+	// requests): every policy hit recomputed and ranked riskiest first,
+	// where an approval runs, and whether anybody still waits. Headline is
+	// its riskiest hits in a line, for lists (never a prefix of the
+	// command). PolicyReasons are only what the request file claims.
+	Review   *review.Review `json:"review,omitempty"`
+	Headline string         `json:"headline,omitempty"`
 	// Pattern is the proposed "approve always" pattern (escaped), empty
 	// when remembered decisions are unavailable.
 	Pattern string      `json:"pattern,omitempty"`

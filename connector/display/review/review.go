@@ -28,7 +28,9 @@ type Hit struct {
 	Subject string         `json:"subject"`
 	Reason  string         `json:"reason"`
 	Rule    string         `json:"rule,omitempty"`
-	Count   int            `json:"count"`
+	// Destroys: it deletes or overwrites data (rm -rf, git reset --hard).
+	Destroys bool `json:"destroys,omitempty"`
+	Count    int  `json:"count"`
 }
 
 // Risk is the hit's most dangerous risk.
@@ -66,7 +68,10 @@ type Facts struct {
 // New ranks the hits of f.Decision (or, when it was not recomputed, of the
 // reasons req carries).
 func New(req *queue.Request, f Facts) *Review {
-	r := &Review{Tier: f.Decision.Decision, Recomputed: f.Recomputed, Where: f.Where, Stale: display.EscapeLine(f.Stale)}
+	r := &Review{Tier: f.Decision.Decision, Recomputed: f.Recomputed, Stale: display.EscapeLine(f.Stale)}
+	for _, w := range f.Where {
+		r.Where = append(r.Where, display.EscapeLine(w))
+	}
 	parts := f.Decision.Parts
 	if !f.Recomputed {
 		parts = claimed(req)
@@ -87,7 +92,8 @@ func claimed(req *queue.Request) []policy.Part {
 }
 
 // rank groups identical parts and orders them: the hits that need a
-// human by risk, deny before escalate, then in script order; the allowed
+// human by risk, deny before escalate, what deletes data first, more
+// risks before fewer, then in script order; the allowed
 // parts last, in script order.
 func rank(parts []policy.Part, root string) []Hit {
 	var hits []Hit
@@ -99,14 +105,23 @@ func rank(parts []policy.Part, root string) []Hit {
 			continue
 		}
 		index[key] = len(hits)
-		hits = append(hits, Hit{Tier: p.Decision, Risks: Classify(p, root), Trigger: p.Trigger,
+		hits = append(hits, Hit{Tier: p.Decision, Risks: Classify(p, root), Trigger: p.Trigger, Destroys: Destroys(p),
 			Subject: display.EscapeLine(p.Subject), Reason: display.EscapeLine(p.Reason), Rule: display.EscapeLine(p.Rule), Count: 1})
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if a.Risk() != b.Risk() {
 			return int(a.Risk()) - int(b.Risk())
 		}
-		return int(b.Tier) - int(a.Tier)
+		if a.Tier != b.Tier {
+			return int(b.Tier) - int(a.Tier)
+		}
+		if a.Destroys != b.Destroys && a.Tier != policy.Allow {
+			if a.Destroys {
+				return -1
+			}
+			return 1
+		}
+		return len(b.Risks) - len(a.Risks) // sudo bash before bash
 	})
 	return hits
 }

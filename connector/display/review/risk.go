@@ -42,6 +42,17 @@ func (r Risk) String() string {
 // MarshalText names the risk.
 func (r Risk) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
+// UnmarshalText reads a risk's name (an unknown one is Other).
+func (r *Risk) UnmarshalText(b []byte) error {
+	*r = Other
+	for i, n := range riskNames {
+		if n == string(b) {
+			*r = Risk(i)
+		}
+	}
+	return nil
+}
+
 // Word lists for shell parts, by the command's name (its base name, after
 // the privilege wrappers that the policy splits off as parts of their own).
 var (
@@ -85,6 +96,32 @@ func set(words ...string) map[string]bool {
 	return m
 }
 
+// destroyers delete or overwrite data; among hits of the same risk they
+// come first.
+var destroyers = set("rm", "rmdir", "shred", "dd", "mkfs", "truncate", "wipefs", "mv", "unlink", "srm")
+
+// Destroys reports whether part deletes or overwrites data (rm -rf,
+// git reset --hard, find -delete, ...).
+func Destroys(p policy.Part) bool {
+	if p.Trigger != policy.Shell {
+		return false
+	}
+	words := fields(p.Subject)
+	if len(words) == 0 {
+		return false
+	}
+	name := filepath.Base(words[0])
+	switch {
+	case destroyers[name], strings.HasPrefix(name, "mkfs."):
+		return true
+	case name == "git" && len(words) > 1 && (words[1] == "reset" || words[1] == "clean" || words[1] == "checkout" || words[1] == "restore"):
+		return true
+	case name == "find" && (strings.Contains(p.Subject, " -delete") || strings.Contains(p.Subject, " -exec rm")):
+		return true
+	}
+	return false
+}
+
 // Classify returns every risk of part, most dangerous first; Other when
 // none applies, Allowed when the policy allows it. root is the project.
 func Classify(p policy.Part, root string) []Risk {
@@ -96,7 +133,9 @@ func Classify(p policy.Part, root string) []Risk {
 	case policy.Network:
 		out = append(out, Network)
 	case policy.Read:
-		out = append(out, ReadsSecret)
+		if !inside(p.Subject, root) || secretName(p.Subject) {
+			out = append(out, ReadsSecret)
+		}
 	case policy.Write:
 		if !inside(p.Subject, root) {
 			out = append(out, WritesOutside)
@@ -135,7 +174,21 @@ func shellRisks(p policy.Part) []Risk {
 	if elevators[name] || setuid(name, words[1:]) {
 		out = append(out, Privilege)
 	}
+	if elevators[name] && len(out) == 1 && runsUnder(words[1:]) {
+		out = append(out, RunsProgram) // sudo bash, su -c CMD
+	}
 	return out
+}
+
+// runsUnder reports whether a privilege wrapper's arguments start a shell
+// or an interpreter, or pass a command string (-c).
+func runsUnder(args []string) bool {
+	for _, a := range args {
+		if a == "-c" || runners[filepath.Base(a)] {
+			return true
+		}
+	}
+	return false
 }
 
 func hasSub(m map[string][]string, name, sub string) bool {
@@ -171,6 +224,18 @@ func codeBearing(path string) bool {
 	for _, s := range []string{"/.git/", "/.github/workflows/", "/.gitlab-ci", "/.vscode/", "/.idea/", "/.claude/", "/.codex/",
 		"/.cursor/", "/.gemini/", "/.envrc", "/.bashrc", "/.profile", "/.zshrc", "/.bash_profile", "/Makefile", "/package.json", "/.husky/"} {
 		if strings.Contains(p, s) || strings.HasSuffix(p, strings.TrimSuffix(s, "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretName names files that usually hold credentials.
+func secretName(path string) bool {
+	b := strings.ToLower(filepath.Base(path))
+	for _, s := range []string{".env", ".pem", ".key", "id_rsa", "id_ed25519", "id_ecdsa", ".netrc", ".npmrc", ".pypirc",
+		"credentials", "secret", "token", ".p12", ".pfx", ".kdbx", "_history"} {
+		if strings.Contains(b, s) {
 			return true
 		}
 	}

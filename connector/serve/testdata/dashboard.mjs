@@ -49,7 +49,9 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('#pending-list .item').length >= 2, null, { timeout: 30000 });
   const summary = await page.textContent('#pending-list .item:first-child .what');
   if (!summary.includes('hello from the dashboard')) fail('unexpected first request: ' + summary);
-  if (!summary.includes('\\x1b[31m') || !summary.includes('\\u202e')) fail('tricky text not shown escaped: ' + summary);
+  if (!summary.includes('\\x1b[31m')) fail('tricky text not shown escaped: ' + summary);
+  const second = await page.textContent('#pending-list .item:nth-child(2) .what');
+  if (!/^escalate [a-z ]+: git push origin main/.test(second)) fail('the list does not lead with what escalated: ' + second);
   if (/[\u001b\u202e]/.test(await page.textContent('body'))) fail('a raw control character reached the page');
   step('SEEN');
 
@@ -73,7 +75,7 @@ try {
   await page.click('#pending-list .item:first-child');
   await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
   const fields = await page.textContent('#d-fields');
-  for (const want of ['script', 'cwd', 'source', 'agent', 'why', 'policy', 'hash']) {
+  for (const want of ['runs', 'outside any jail', 'script', 'cwd', 'source', 'agent', 'why', 'policy', 'hash', '\\u202e']) {
     if (!fields.includes(want)) fail('detail lacks ' + want + ': ' + fields);
   }
   await page.keyboard.press('a');
@@ -87,8 +89,8 @@ try {
   await page.screenshot({ path: shot, fullPage: false });
   step('SHOT');
 
-  // k selects the pending request; d opens the deny form; Enter denies.
-  await page.keyboard.press('k');
+  // k selects the pending git push; d opens the deny form; Enter denies.
+  for (let i = 0; i < 3 && !(await page.textContent('#d-summary')).includes('git push'); i++) await page.keyboard.press('k');
   await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('git push'), null, { timeout: 10000 });
   await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
   await page.keyboard.press('d');
@@ -98,6 +100,28 @@ try {
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => (document.querySelector('#outcome').textContent || '').startsWith('Denied'), null, { timeout: 30000 });
   step('DENIED');
+
+  // Nothing approved unseen: a 63-line script whose line 62 is below the
+  // script box's frame cannot be approved (button disabled, key refused)
+  // until the box has been scrolled to its end or shown whole.
+  await page.waitForFunction(() => document.querySelectorAll('#pending-list .item').length >= 1, null, { timeout: 30000 });
+  await page.click('#pending-list .item:has-text("line-")');
+  await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('line-01'), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
+  await page.waitForSelector('#gate:not(.hidden)', { timeout: 10000 });
+  if (!(await page.isDisabled('#btn-approve'))) fail('approve is enabled before the script was seen');
+  await page.screenshot({ path: shot.replace(/\.png$/, '-long.png'), fullPage: false });
+  await page.keyboard.press('a');
+  await page.waitForSelector('#toast:not(.hidden)', { timeout: 10000 });
+  if (!(await page.textContent('#toast')).startsWith('Not approved')) fail('the approve key was not refused: ' + await page.textContent('#toast'));
+  if (!(await page.isHidden('#outcome'))) fail('a partly seen request was approved');
+  await page.evaluate(() => { const p = document.querySelector('#d-fields pre'); p.scrollTop = p.scrollHeight; });
+  await page.waitForFunction(() => /^1 part /.test(document.querySelector('#gate-text').textContent), null, { timeout: 10000 });
+  await page.keyboard.press('e');
+  await page.waitForSelector('#gate.hidden', { state: 'attached', timeout: 10000 });
+  await page.keyboard.press('a');
+  await page.waitForSelector('#outcome.ok', { timeout: 30000 });
+  step('PAGED');
 
   // The audit view lists the decisions and says the log verifies.
   await page.keyboard.press('2');

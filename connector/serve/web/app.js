@@ -329,9 +329,13 @@
     if (r.id === state.selected) li.classList.add('selected');
     if (freshIds.has(r.id)) li.classList.add('fresh');
     const top = el('div', 'top');
-    top.append(el('span', 'kind ' + r.kind, r.kind), el('span', 'what', r.summary));
+    // A pending request is listed by what made it escalate, riskiest
+    // first (a prefix of the command could hide "| sudo bash").
+    const what = el('span', r.headline ? 'what headline' : 'what', r.headline || r.summary);
+    top.append(el('span', 'kind ' + r.kind, r.kind), what);
     const st = itemState(r);
     if (st) top.append(el('span', 'badge ' + st, st));
+    if (!r.result && r.review && r.review.stale) top.append(el('span', 'badge stale', 'stale'));
     const meta = el('div', 'meta');
     if (state.folders.size > 1) meta.append(el('span', '', folderName(r.folder)));
     if (r.agent) meta.append(el('span', '', r.agent));
@@ -357,13 +361,21 @@
     $('d-kind').className = 'kind ' + r.kind;
     $('d-summary').textContent = r.summary;
     $('d-state').textContent = stateText(r);
-    renderFields(r);
+    const fieldsKey = r.id + '|' + (r.result ? r.result.decision : 'pending');
+    if (fieldsKey !== lastFields) { lastFields = fieldsKey; renderFields(r); }
+    $('stale').classList.toggle('hidden', !(pendingNow(r) && r.review && r.review.stale));
+    if (r.review && r.review.stale) $('stale-why').textContent = r.review.stale;
     const pending = !r.result && state.pending.has(r.id);
     const running = busy.has(r.id) || state.claimed.has(r.id);
     $('actions').classList.toggle('hidden', !pending);
     const wait = performance.now() < guardUntil;
+    const unseen = unseenParts(r);
     for (const b of ['btn-approve', 'btn-always', 'btn-deny']) $(b).disabled = running || wait;
-    $('btn-always').disabled = running || wait || !r.pattern;
+    $('btn-approve').disabled = running || wait || unseen > 0;
+    $('btn-always').disabled = running || wait || unseen > 0 || !r.pattern;
+    $('gate').classList.toggle('hidden', !pending || unseen === 0);
+    $('gate-text').textContent = unseen + (unseen === 1 ? ' part of this request is' : ' parts of this request are') +
+      ' not on screen yet: scroll each box to its end, or show it all (e), before approving.';
     $('btn-always').title = r.pattern ? '' : 'remembered decisions are not available for this request';
     if (!pending) closeForms();
     const oc = state.outcomes.get(r.id);
@@ -379,33 +391,109 @@
     return 'pending · ' + ago(r.created);
   }
 
+  function pendingNow(r) { return !r.result && state.pending.has(r.id); }
+
+  // Nothing approved unseen: a box (script, content, diff, the list of
+  // policy hits) taller than its frame must be scrolled to its end, or
+  // shown whole, before the approve buttons and keys work.
+  const seenBoxes = new Map(); // id -> Set of box names seen to the end
+  let lastFields = '';
+
+  function seen(id) {
+    let s = seenBoxes.get(id);
+    if (!s) { s = new Set(); seenBoxes.set(id, s); }
+    return s;
+  }
+
+  function gatedBox(r, name, node) {
+    node.classList.add('gated');
+    node.dataset.box = name;
+    const check = () => {
+      if (node.scrollTop + node.clientHeight >= node.scrollHeight - 4) {
+        if (!seen(r.id).has(name)) { seen(r.id).add(name); renderDetail(); }
+      }
+    };
+    node.addEventListener('scroll', check);
+    requestAnimationFrame(() => { check(); renderDetail(); });
+    return node;
+  }
+
+  function unseenParts(r) {
+    if (!pendingNow(r)) return 0;
+    let n = 0;
+    for (const b of document.querySelectorAll('#d-fields .gated')) {
+      if (!seen(r.id).has(b.dataset.box) && b.scrollHeight > b.clientHeight + 4) n++;
+    }
+    return n;
+  }
+
+  function expandAll() {
+    const r = state.selected ? findRequest(state.selected) : null;
+    if (!r) return;
+    for (const b of document.querySelectorAll('#d-fields .gated')) {
+      b.classList.add('expanded');
+      seen(r.id).add(b.dataset.box);
+    }
+    renderDetail();
+  }
+
   function renderFields(r) {
     const dl = $('d-fields');
     const rows = [];
     const add = (label, node) => rows.push(el('dt', '', label), node);
     const text = (label, value, cls) => add(label, el('dd', cls || '', value));
     if (state.folders.size > 1) text('folder', (state.folders.get(r.folder) || {}).root || r.folder);
+    const rv = r.review;
+    if (rv && rv.where && rv.where.length) {
+      const dd = el('dd', 'where');
+      dd.append(...rv.where.map((w) => el('div', '', w)));
+      add('runs', dd);
+    }
+    if (rv) add('policy', hitsNode(r, rv));
     for (const f of r.fields || []) {
       if (!f.block) { text(f.label, f.value); continue; }
       const dd = el('dd');
-      dd.append(el('div', 'size', f.lines + (f.lines === 1 ? ' line, ' : ' lines, ') + f.bytes + ' bytes'), el('pre', '', f.value));
+      dd.append(el('div', 'size', f.lines + (f.lines === 1 ? ' line, ' : ' lines, ') + f.bytes + ' bytes'),
+        gatedBox(r, f.label, el('pre', '', f.value)));
       add(f.label, dd);
     }
     if (r.cwd) text('cwd', r.cwd);
-    if (r.source) text('source', r.source);
+    if (r.source) text('source', r.source + '   (as the request says)');
     if (r.agent) text('agent', r.agent);
     if (r.session) text('session', r.session);
     if (r.justification) text('why', r.justification, 'why');
-    if (r.policy_reasons && r.policy_reasons.length) {
+    if (!rv && r.policy_reasons && r.policy_reasons.length) {
       const dd = el('dd', 'reasons');
       dd.append(...r.policy_reasons.map((p) => el('div', '', p)));
-      add('policy', dd);
+      add('the request says', dd);
     }
     if (r.hash) text('hash', r.hash, 'hash');
     if (r.created) text('created', new Date(r.created).toLocaleString() + ' (' + ago(r.created) + ')');
     if (r.result && r.result.reason) text('reason', r.result.reason, 'why');
     if (r.result && r.result.always) text('remembered', r.result.always);
     dl.replaceChildren(...rows);
+  }
+
+  // hitsNode lists every policy hit, the ones that need a human first,
+  // riskiest first; never capped.
+  function hitsNode(r, rv) {
+    const dd = el('dd', 'hits-cell');
+    const hits = rv.hits || [];
+    const needs = hits.filter((h) => h.tier !== 'allow').length;
+    let head = rv.tier + ': ' + needs + (needs === 1 ? ' part needs' : ' parts need') + ' you, riskiest first';
+    if (hits.length > needs) head += '; ' + (hits.length - needs) + ' allowed';
+    if (!rv.recomputed) head += ' (the policy could not be loaded: the requester\'s own reasons)';
+    dd.append(el('div', 'size', head));
+    const box = el('div', 'hits');
+    for (const h of hits) {
+      const row = el('div', 'hit ' + h.tier);
+      row.append(el('span', 'risk ' + h.risks[0].replace(/ /g, '-'), h.tier === 'allow' ? 'allowed' : h.risks.join(', ')),
+        el('span', 'subject', h.trigger + ' ' + h.subject + (h.count > 1 ? '  ×' + h.count : '')),
+        el('span', 'reason', h.reason));
+      box.append(row);
+    }
+    dd.append(gatedBox(r, 'policy', box));
+    return dd;
   }
 
   // ---- output ----------------------------------------------------------
@@ -448,15 +536,31 @@
 
   const busy = new Set();
 
-  async function approve(always, pattern) {
+  function gateRefuses(r) {
+    const n = unseenParts(r);
+    if (n === 0) return false;
+    toast('Not approved: ' + n + (n === 1 ? ' part' : ' parts') + ' of this request not on screen yet. Scroll to the end, or press e to show it all.');
+    return true;
+  }
+
+  // A request nobody waits for any more needs a second, deliberate step.
+  function staleRefuses(r, confirmed) {
+    if (!r.review || !r.review.stale || confirmed) return false;
+    closeForms();
+    $('stale-form').classList.remove('hidden');
+    return true;
+  }
+
+  async function approve(always, pattern, staleConfirmed) {
     const r = state.pending.get(state.selected);
-    if (!r || busy.has(r.id) || guarded()) return;
+    if (!r || busy.has(r.id) || guarded() || gateRefuses(r) || staleRefuses(r, staleConfirmed)) return;
     busy.add(r.id);
     closeForms();
     state.outputs.set(r.id, []);
     state.outcomes.set(r.id, { cls: 'info', text: always ? 'Approved always; running…' : 'Approved; running…' });
     renderRequests();
     const body = { hash: r.hash };
+    if (staleConfirmed) body.stale_ok = true;
     if (always) { body.always = true; body.pattern = pattern; }
     try {
       const res = await api('/api/requests/' + encodeURIComponent(r.id) + '/approve?folder=' + encodeURIComponent(r.folder), { method: 'POST', body });
@@ -500,13 +604,14 @@
   }
 
   function closeForms() {
+    $('stale-form').classList.add('hidden');
     $('always-form').classList.add('hidden');
     $('deny-form').classList.add('hidden');
   }
 
   function openAlways() {
     const r = state.pending.get(state.selected);
-    if (!r || !r.pattern || busy.has(r.id) || guarded()) return;
+    if (!r || !r.pattern || busy.has(r.id) || guarded() || gateRefuses(r)) return;
     closeForms();
     $('always-form').classList.remove('hidden');
     const input = $('always-pattern');
@@ -639,7 +744,7 @@
     if (inInput(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const keys = {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
-      a: () => approve(false), A: openAlways, d: openDeny,
+      a: () => approve(false), A: openAlways, d: openDeny, e: expandAll,
       '1': () => showTab('requests'), '2': () => showTab('audit'), '3': () => showTab('policy'),
       '?': () => $('help').classList.toggle('hidden'),
     };
@@ -651,6 +756,8 @@
   $('btn-always').addEventListener('click', openAlways);
   $('btn-deny').addEventListener('click', openDeny);
   $('always-form').addEventListener('submit', (e) => { e.preventDefault(); approve(true, $('always-pattern').value); });
+  $('stale-form').addEventListener('submit', (e) => { e.preventDefault(); approve(false, undefined, true); });
+  $('btn-expand').addEventListener('click', expandAll);
   $('deny-form').addEventListener('submit', (e) => { e.preventDefault(); deny($('deny-reason').value); });
   for (const c of document.querySelectorAll('.cancel')) {
     c.addEventListener('click', () => { closeForms(); $('help').classList.add('hidden'); });
