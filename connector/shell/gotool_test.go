@@ -152,6 +152,21 @@ func TestGoToolchainAdversarial(t *testing.T) {
 		{"cargo build --config=x", "opaque"},
 		{"make test -C /tmp/x", "opaque"},
 		{"make test --directory=../x", "opaque"},
+		{"pytest --basetemp=/tmp/x", "write:/tmp/x"},
+		{"pytest --basetemp ~", "write:~"},
+		{"pytest --junitxml /tmp/r.xml", "write:/tmp/r.xml"},
+		{"pytest --junit-x=/tmp/r.xml", "write:/tmp/r.xml"},
+		{"pytest --debug=/tmp/d.log", "write:/tmp/d.log"},
+		{"pytest --cov=x --cov-report=html:/tmp/h", "write:/tmp/h"},
+		{"pytest --pastebin=all", "opaque"},
+		{"pytest -o addopts=--pastebin=all", "opaque"},
+		{"pytest --rootdir=/tmp/other", "opaque"},
+		{"pytest -c /tmp/pytest.ini", "opaque"},
+		{"pytest /tmp/other/tests", "opaque"},
+		{"pytest ../other/test_x.py::test_a", "opaque"},
+		{"python -m pytest --basetemp=/tmp/x", "write:/tmp/x"},
+		{"python3 -W error -m pytest /tmp/t", "opaque"},
+		{"py.test $ARGS", "opaque"},
 	})
 }
 
@@ -178,6 +193,8 @@ func TestGoToolchainEveryday(t *testing.T) {
 		{"cargo manifest inside", "cargo build --manifest-path sub/Cargo.toml", []string{"exec cargo build --manifest-path sub/Cargo.toml"}},
 		{"make -C inside", "make -C sub test", []string{"exec make -C sub test"}},
 		{"node env", "NODE_ENV=test npm test", []string{"exec npm test"}},
+		{"pytest", "pytest -x -q -k 'not slow' tests/test_a.py::test_b", []string{"exec pytest -x -q -k not slow tests/test_a.py::test_b"}},
+		{"python -m pytest", "python3 -m pytest -v --junitxml=report.xml", []string{"exec python3 -m pytest -v --junitxml=report.xml", "write report.xml"}},
 	})
 }
 

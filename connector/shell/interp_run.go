@@ -18,6 +18,8 @@ func (w *walker) interpreter(s *interpSpec, argv []Word, c cmdCtx) {
 		}
 	case progDynamic:
 		w.a.opaqueSrc(c.src, name+" has an argument of unknown value that could be program text")
+	case progFile:
+		w.pythonModule(argv, c)
 	}
 }
 

@@ -74,6 +74,8 @@ func toolHandler(name string) handler {
 		return goTool
 	case "gofmt":
 		return gofmtTool
+	case "pytest", "py.test":
+		return pytestTool
 	case "cargo":
 		return cargoTool
 	case "sqlite3":
