@@ -50,7 +50,8 @@ func (e *Engine) treeParts(parts []Part, p, dir string, how treeRead) []Part {
 func (e *Engine) treePart(abs string, how treeRead) (Part, bool) {
 	ix := e.index(Read)
 	if ix == nil {
-		return Part{}, false
+		return Part{Trigger: Read, Subject: abs, Decision: Escalate, Rule: ruleInternal,
+			Reason: "the read rules could not be built"}, true
 	}
 	segs := foldSegments(pathSegments(abs))
 	var walk []*boundRule
@@ -213,6 +214,9 @@ func (e *Engine) linkOut(link, root string) (*boundRule, string) {
 		return nil, ""
 	}
 	ix := e.index(Read)
+	if ix == nil {
+		return nil, ""
+	}
 	for _, tier := range []*tierRules{&ix.deny, &ix.escalate} {
 		for _, r := range tier.all {
 			if r.path == nil {
