@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,5 +108,51 @@ func TestStale(t *testing.T) {
 	os.WriteFile(filepath.Join(f.Waiters(), "01abc.1234.lock"), nil, 0o644)
 	if Stale(f, "01abc") == "" {
 		t.Fatal("a dead joiner counted as waiting")
+	}
+}
+
+// A hook that stops waiting (WaitKeep) leaves its request pending for a
+// retry to join; the request is then stale until someone waits again.
+func TestStaleAfterTheHookStopsWaiting(t *testing.T) {
+	f := folder.Folder{Root: t.TempDir()}
+	if err := os.MkdirAll(f.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	req := &queue.Request{Kind: queue.KindShell, Shell: &queue.ShellPayload{Shell: "bash", Script: "npm install"},
+		Cwd: f.Root, Source: queue.SourceClaudeHook, Session: "s1"}
+	id, _, err := q.Submit(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Stale(f, id) != "" {
+		t.Fatal("stale while its creator waits")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := q.WaitKeep(ctx, id); err == nil {
+		t.Fatal("WaitKeep returned without a result or an error")
+	}
+	if Stale(f, id) == "" {
+		t.Fatal("not stale after the hook stopped waiting")
+	}
+	// The same call asked again joins it: someone waits again.
+	q2, err := queue.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	req2 := *req
+	req2.ID, req2.Hash = "", ""
+	id2, joined, err := q2.Submit(t.Context(), &req2)
+	if err != nil || !joined || id2 != id {
+		t.Fatalf("retry: %s joined %v: %v", id2, joined, err)
+	}
+	if Stale(f, id) != "" {
+		t.Fatal("stale while a joiner waits")
 	}
 }
