@@ -3,11 +3,16 @@ package broker_test
 import (
 	"os"
 	"testing"
+
+	"github.com/sandbox-dev/sandbox/launcher"
 )
 
-// TestMain points XDG_STATE_HOME at a temporary directory: the broker never
-// touches per-user state, and these tests make sure of it.
+// TestMain doubles as the jail's init (the grant jail tests start real
+// jails, whose init is this binary re-executed) and points XDG_STATE_HOME
+// at a temporary directory: the broker never touches per-user state, and
+// these tests make sure of it.
 func TestMain(m *testing.M) {
+	launcher.MaybeInit()
 	dir, err := os.MkdirTemp("", "broker-state-")
 	if err != nil {
 		panic(err)

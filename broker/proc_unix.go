@@ -89,3 +89,16 @@ func exitStatus(ps *os.ProcessState) (code int, signal string) {
 	}
 	return 128 + int(sig), name
 }
+
+var sigTerm os.Signal = syscall.SIGTERM
+
+// signalName names signal n ("SIGKILL"); 0 is none.
+func signalName(n int) string {
+	if n == 0 {
+		return ""
+	}
+	if name := unix.SignalName(syscall.Signal(n)); name != "" {
+		return name
+	}
+	return fmt.Sprintf("signal %d", n)
+}

@@ -47,3 +47,7 @@ func (p *proc) awaitExit() {
 }
 
 func exitStatus(ps *os.ProcessState) (code int, signal string) { return ps.ExitCode(), "" }
+
+var sigTerm os.Signal = os.Kill
+
+func signalName(int) string { return "" }

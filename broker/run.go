@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -39,6 +40,20 @@ func Run(ctx context.Context, spec Spec) (oc Outcome, err error) {
 			err = cerr
 		}
 	}()
+	if s.Jail != nil {
+		j, where, err := startJailed(ctx, s, path, args, o)
+		if err != nil {
+			o.note("could not start: %v", err)
+			return oc, err
+		}
+		if j != nil {
+			oc, err = j.finish(ctx, s, o)
+			oc.Where, oc.Jailed = where, !strings.HasPrefix(where[0], unjailedMark)
+			return oc, err
+		}
+		o.note("%s", where[0])
+		defer func() { oc.Where = where }()
+	}
 	p, err := start(s, path, args, o)
 	if err != nil {
 		o.note("could not start: %v", err)

@@ -56,6 +56,15 @@ type Spec struct {
 	// retained after the call. It must not block for long: the command's
 	// output waits for it.
 	OnOutput func(stream string, p []byte)
+
+	// Jail, when set, runs the command in a grant jail of its own (the
+	// project jail widened by Grant) instead of as a child of this
+	// process. Where the jail cannot be built, the command runs without
+	// one, in a cgroup of its own where that is possible, and
+	// Outcome.Where says so. Nil runs it as a child, as the MCP server
+	// runs the commands the policy allows.
+	Jail  Jailer
+	Grant Grant
 }
 
 // Outcome is how a command ended. When it was killed by a signal, Signal
@@ -73,6 +82,12 @@ type Outcome struct {
 	StdoutBytes, StderrBytes int64 // total bytes produced
 	Started, Finished        time.Time
 	Duration                 time.Duration
+
+	// Jailed is set when the command ran in its grant jail; Where
+	// describes it (Describe), or says why it ran without one. Both are
+	// empty without Spec.Jail.
+	Jailed bool
+	Where  []string
 }
 
 // withDefaults validates spec and fills its zero fields.

@@ -26,7 +26,8 @@ type initConfig struct {
 	pinnedLinks  []string              // ReadOnly names that are symbolic links (the init's own)
 	Substs       []jailspec.Substitute `json:"substitutes"`
 
-	ProxyPort int `json:"proxy_port"`
+	ProxyPort int  `json:"proxy_port"`
+	NetOpen   bool `json:"net_open"` // the whole network (jailspec.Net.Open)
 
 	Landlock   bool `json:"landlock"`
 	Seccomp    bool `json:"seccomp"`
@@ -50,6 +51,9 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 	if (e.PidNS || e.NetNS) && !e.MountNS {
 		return nil, fmt.Errorf("%w: pid and network namespaces need the mount namespace", ErrSpec)
 	}
+	if e.NetNS && s.Net.Open {
+		return nil, fmt.Errorf("%w: an open network excludes the network namespace", ErrSpec)
+	}
 	if e.NetNS && s.Net.ProxyPort <= 0 {
 		return nil, fmt.Errorf("%w: a network namespace needs a proxy port", ErrSpec)
 	}
@@ -60,8 +64,8 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 		Argv: s.Argv, Env: s.Env, Dir: s.Dir,
 		Writable: clean(s.FS.Writable), ReadOnly: clean(s.FS.ReadOnly),
 		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: s.FS.Substitutes,
-		ProxyPort: s.Net.ProxyPort,
-		Landlock:  e.Landlock, Seccomp: e.Seccomp, NoNewPrivs: e.NoNewPrivs,
+		ProxyPort: s.Net.ProxyPort, NetOpen: s.Net.Open,
+		Landlock: e.Landlock, Seccomp: e.Seccomp, NoNewPrivs: e.NoNewPrivs,
 		MountNS: e.MountNS, PidNS: e.PidNS, NetNS: e.NetNS, UserNS: userNS,
 	}, nil
 }

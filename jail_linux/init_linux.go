@@ -152,7 +152,7 @@ func restrictThread(cfg *initConfig) error {
 	}
 	if cfg.Seccomp {
 		v := seccomprules.WithoutNetNS
-		if cfg.NetNS {
+		if cfg.NetNS || cfg.NetOpen { // an open network needs UDP (DNS)
 			v = seccomprules.WithNetNS
 		}
 		return loadSeccomp(v)

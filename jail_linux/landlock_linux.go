@@ -47,7 +47,7 @@ func abiFS(abi int) uint64 {
 // landlockConfig is the ruleset for cfg on a kernel with ABI abi.
 func landlockConfig(cfg *initConfig, abi int) landlock.Config {
 	c := landlock.Config{HandledAccessFS: landlock.AccessFSSet(abiFS(abi))}
-	if !cfg.NetNS && abi >= 4 {
+	if !cfg.NetNS && !cfg.NetOpen && abi >= 4 {
 		// connect only: binding a listener reaches nothing outside
 		net := uint64(ll.AccessNetConnectTCP)
 		if abi >= 10 {
@@ -130,7 +130,7 @@ func (g grants) rules(handled uint64, cfg *initConfig) []landlock.Rule {
 			out = append(out, landlock.PathAccess(landlock.AccessFSSet(a), gr.path).IgnoreIfMissing())
 		}
 	}
-	if !cfg.NetNS && cfg.ProxyPort > 0 {
+	if !cfg.NetNS && !cfg.NetOpen && cfg.ProxyPort > 0 {
 		out = append(out, landlock.ConnectTCP(uint16(cfg.ProxyPort)))
 	}
 	return out

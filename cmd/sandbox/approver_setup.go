@@ -12,6 +12,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/launcher"
 )
 
 // approverEnv is everything one folder's approver needs, opened together.
@@ -46,6 +47,11 @@ func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approv
 	ap, err := approver.New(approver.Options{
 		Queue: q, Audit: lg, Identity: approver.NewIdentity(surface), Logger: logger,
 		Memory: approver.NewPolicyMemory(f, st, logger), EnvPass: pass,
+		Jail:   &launcher.GrantJail{Folder: f, StateDir: st.Dir, Logger: logger},
+		Policy: func() (*policy.Engine, error) {
+			e, _, err := policy.Load(f, st, logger)
+			return e, err
+		},
 	})
 	if err != nil {
 		lg.Close()

@@ -178,6 +178,9 @@ func (a *Approver) finish(c *queue.Claim, who Identity, res *queue.Result) (*que
 	if res.WrittenHash != "" {
 		detail["written_hash"] = res.WrittenHash
 	}
+	if len(res.Jail) > 0 {
+		detail["jail"] = res.Jail
+	}
 	if err := a.record(who, "exec.end", c, string(res.Decision), detail); err != nil {
 		a.log.Error("audit of an execution's end failed", "id", c.ID(), "err", err)
 	}

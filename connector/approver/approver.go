@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/broker"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -35,7 +37,15 @@ type Options struct {
 	EnvPass []string
 	// Timeout bounds one execution (default: the broker's, 10 min).
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// Jail runs each approved command in a grant jail of its own (the
+	// project jail plus what the approval named: see GrantFor); nil runs
+	// it as a child of this process (tests, and callers without a jail).
+	Jail broker.Jailer
+	// Policy loads the engine whose decision on a request names what its
+	// grant jail grants; nil, or an error, grants nothing beyond the
+	// project jail.
+	Policy func() (*policy.Engine, error)
+	Logger *slog.Logger
 }
 
 // Approver decides requests of one folder and executes what it approves.
@@ -48,6 +58,8 @@ type Approver struct {
 	id      Identity
 	envPass []string
 	timeout time.Duration
+	jail    broker.Jailer
+	policy  func() (*policy.Engine, error)
 	log     *slog.Logger
 
 	// Test hooks: afterClaim runs between the claim and the audit of the
@@ -78,6 +90,7 @@ func New(opts Options) (*Approver, error) {
 	return &Approver{
 		q: opts.Queue, f: f, audit: opts.Audit, memory: opts.Memory,
 		id: opts.Identity, envPass: opts.EnvPass, timeout: opts.Timeout, log: log,
+		jail: opts.Jail, policy: opts.Policy,
 	}, nil
 }
 

@@ -62,24 +62,30 @@ func (a *Approver) runShell(ctx context.Context, req *queue.Request, onOutput fu
 	show := a.guard(onOutput)
 	idx := createStreamIndex(a.f, req.ID, a.log)
 	defer idx.close()
-	oc, err := broker.Run(ctx, broker.Spec{
+	env := broker.Scrub(os.Environ(), a.envPass)
+	spec := broker.Spec{
 		Script: p.Script, Shell: p.Shell, Argv: p.Argv, Stdin: p.Stdin,
-		Root: a.f.Root, Dir: req.Cwd,
-		Env:     broker.Scrub(os.Environ(), a.envPass),
+		Root: a.f.Root, Dir: req.Cwd, Env: env,
 		Timeout: a.timeout, MaxCapture: queue.DefaultOutputCap, LogPath: logPath,
 		OnOutput: func(stream string, b []byte) {
 			idx.note(stream, len(b))
 			show(stream, b)
 		},
-	})
+	}
+	if a.jail != nil {
+		spec.Jail, spec.Grant = a.jail, a.GrantFor(req, env)
+	}
+	oc, err := broker.Run(ctx, spec)
 	if oc.Started.IsZero() {
-		res := &queue.Result{Decision: queue.Failed, Reason: errText(err, "not started")}
+		res := &queue.Result{Decision: queue.Failed, Reason: errText(err, "not started"), Jail: oc.Where}
 		if _, serr := os.Lstat(logPath); serr == nil {
 			res.LogPath = logPath
 		}
 		return res
 	}
-	return outcomeResult(oc, err, logPath)
+	res := outcomeResult(oc, err, logPath)
+	res.Jail = oc.Where
+	return res
 }
 
 func outcomeResult(oc broker.Outcome, err error, logPath string) *queue.Result {

@@ -138,6 +138,10 @@ type Result struct {
 	DurationMS      int64     `json:"duration_ms"`
 	LogPath         string    `json:"log_path,omitempty"` // results/ID.log
 	WrittenHash     string    `json:"written_hash,omitempty"`
+	// Jail says where an approved command ran: its grant jail and what
+	// that granted beyond the project jail, or that it ran without a jail
+	// and why (broker.Describe).
+	Jail []string `json:"jail,omitempty"`
 
 	// Filled in by (*Claim).Complete from the claimed request, so that a
 	// finished request can be listed and joined without its request file.

@@ -15,6 +15,9 @@ var Decisions = []Decision{Approved, Denied, Withdrawn, Expired, Interrupted, Fa
 // ("expiry") and `interrupted` ("recovery").
 var Surfaces = []string{"watch", "serve", "cli", "ci", "remembered", "waiter", "expiry", "recovery"}
 
+// maxJailLines bounds Result.Jail (a grant names a few paths each).
+const maxJailLines = 512
+
 // Validate checks a result before it is written and after it is read.
 func (r *Result) Validate() error {
 	switch {
@@ -43,6 +46,14 @@ func (r *Result) Validate() error {
 	}
 	for _, c := range checks {
 		if err := text(c.field, c.s, c.max); err != nil {
+			return err
+		}
+	}
+	if len(r.Jail) > maxJailLines {
+		return invalid("result.jail", "more than %d lines", maxJailLines)
+	}
+	for _, l := range r.Jail {
+		if err := text("result.jail", l, MaxPath+MaxName); err != nil {
 			return err
 		}
 	}

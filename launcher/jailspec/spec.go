@@ -99,6 +99,12 @@ type Net struct {
 	// Process.ProxyListener); without one it is the supervisor's own
 	// port and Landlock allows TCP connect to it alone.
 	ProxyPort int
+	// Open lets the jail reach the whole network directly: no network
+	// namespace (Enforce.NetNS must be off), no Landlock rule on TCP
+	// connect and UDP allowed. The broker asks for it for an approved
+	// command whose need is the network itself (git push over ssh, npm
+	// publish) and says so to the human; run mode never does.
+	Open bool
 }
 
 // Limits are the cgroup limits; zero means no limit.
