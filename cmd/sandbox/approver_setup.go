@@ -47,7 +47,7 @@ func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approv
 	ap, err := approver.New(approver.Options{
 		Queue: q, Audit: lg, Identity: approver.NewIdentity(surface), Logger: logger,
 		Memory: approver.NewPolicyMemory(f, st, logger), EnvPass: pass,
-		Jail:   &launcher.GrantJail{Folder: f, StateDir: st.Dir, Logger: logger},
+		Jail: &launcher.GrantJail{Folder: f, StateDir: st.Dir, Logger: logger},
 		Policy: func() (*policy.Engine, error) {
 			e, _, err := policy.Load(f, st, logger)
 			return e, err
