@@ -197,9 +197,6 @@ func (w *walker) declOperand(variant, flags, text string, c cmdCtx) {
 	if strings.HasPrefix(val, "(") {
 		w.a.opaqueSrc(c.src, variant+" with a value in parentheses (a compound assignment whose subscripts are evaluated)")
 	}
-	if v := w.vars.vars[base]; !integer && (strings.Contains(flags, "i") || v != nil && v.intAttr) {
-		w.a.opaqueSrc(c.src, variant+" assigns to an integer variable, which evaluates the value as arithmetic")
-	}
 	if strings.Contains(flags, "i") {
 		w.vars.info(base).intAttr = true
 	}

@@ -37,9 +37,6 @@ func (w *walker) assignWord(n Word, what string, c cmdCtx) {
 	if name == "" {
 		return
 	}
-	if v := w.vars.vars[name]; v != nil && v.intAttr {
-		w.a.opaqueSrc(c.src, what+" assigns to an integer variable, which evaluates the value as arithmetic")
-	}
 	w.assignAt(name, c.off, c.src, false)
 }
 

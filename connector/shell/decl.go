@@ -26,11 +26,12 @@ func (w *walker) assign(as *syntax.Assign, prefix bool, d int) {
 		}
 		return
 	}
-	info := w.vars.info(name)
-	if info.intAttr && !integer {
-		w.opaque(as, "assignment to an integer variable evaluates its value as arithmetic")
+	w.assignName(name, as.Name, integer)
+	if as.Append {
+		// x+=1 appends (a string, unless x is an integer variable, which
+		// then adds the number).
+		w.vars.info(name).unsafe = true
 	}
-	w.assignName(name, as.Name, integer && !as.Append)
 }
 
 // assignValue walks the value of an assignment and reports whether it is
@@ -122,7 +123,10 @@ func (w *walker) declName(variant, flags string, as *syntax.Assign, d int) {
 	if strings.Contains(flags, "i") && !integer {
 		w.opaque(as, variant+" -i evaluates the value as arithmetic")
 	}
-	w.assignName(name, as.Name, integer && !as.Append)
+	w.assignName(name, as.Name, integer)
+	if as.Append {
+		w.vars.info(name).unsafe = true
+	}
 }
 
 func (t *varTable) assocSet(name string) {

@@ -19,7 +19,13 @@ type varTable struct {
 	// declarations whose value may be a compound assignment (arrays.go).
 	arrays   map[string]bool
 	compound []arithRef
+	// strings are assignments of values not known to be integers: an
+	// integer variable (declare -i, maybe declared later in a loop)
+	// evaluates them as arithmetic. Checked at the end.
+	strings []strAssign
 }
+
+type strAssign struct{ name, src string }
 
 type varInfo struct {
 	firstAssign int  // offset+1 of the first assignment; 0 when none
@@ -66,6 +72,9 @@ func (w *walker) assignAt(name string, off int, src string, integer bool) {
 	}
 	if !integer {
 		v.unsafe = true
+		if len(w.vars.strings) < MaxEffects {
+			w.vars.strings = append(w.vars.strings, strAssign{name: base, src: src})
+		}
 	}
 }
 
@@ -91,6 +100,11 @@ var safeSpecialVars = map[string]bool{
 // known to be an integer at that point.
 func (w *walker) finish() {
 	w.finishCompound()
+	for _, s := range w.vars.strings {
+		if v := w.vars.vars[s.name]; v != nil && v.intAttr {
+			w.a.opaqueSrc(s.src, "assignment to the integer variable "+s.name+" evaluates the value as arithmetic (an array subscript in it would run commands)")
+		}
+	}
 	seen := map[string]bool{}
 	for _, r := range w.vars.refs {
 		v := w.vars.vars[r.name]
