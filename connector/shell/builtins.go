@@ -185,6 +185,12 @@ func (w *walker) declOperand(variant, flags, text string, c cmdCtx) {
 	if base == "" {
 		return
 	}
+	if strings.Contains(flags, "i") {
+		w.vars.info(base).intAttr = true
+	}
+	if containsAny(flags, "aA") {
+		w.markArray(base)
+	}
 	if !has {
 		if variant == "local" || variant == "declare" || variant == "typeset" {
 			w.assignAt(base, c.off, c.src, true) // now empty in this scope
@@ -196,9 +202,6 @@ func (w *walker) declOperand(variant, flags, text string, c cmdCtx) {
 	integer := isIntegerText(val)
 	if strings.HasPrefix(val, "(") {
 		w.a.opaqueSrc(c.src, variant+" with a value in parentheses (a compound assignment whose subscripts are evaluated)")
-	}
-	if strings.Contains(flags, "i") {
-		w.vars.info(base).intAttr = true
 	}
 	w.assignAt(base, c.off, c.src, integer)
 }

@@ -77,6 +77,8 @@ var builtinNameAttacks = []string{
 	"for i in 1 2; do n=$v; declare -i n; done",
 	"declare -i x; for x in 'a[$(id)]'; do :; done",
 	"declare -ai arr; mapfile arr",
+	"builtin declare -i n; read n",
+	"builtin declare -a x; declare x=\"$v\"",
 	"declare -i n; printf -v n %s \"$v\"",
 	"mapfile 'a[x]'",
 	"mapfile -t -- 'a[x]'",
