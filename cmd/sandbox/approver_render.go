@@ -63,15 +63,19 @@ func renderHits(w io.Writer, rv *review.Review) {
 		head += " (the policy could not be loaded: these are the requester's own reasons)"
 	}
 	fmt.Fprintf(w, "  %-8s %s\n", "policy", head)
+	width := len("allowed")
+	for _, h := range needs {
+		width = max(width, len(h.RiskNames()))
+	}
 	for _, h := range needs {
 		mark := "!"
 		if h.Tier == policy.Deny {
 			mark = "✗"
 		}
-		fmt.Fprintf(w, "           %s %-15s %s\n", mark, h.RiskNames(), h.Line())
+		fmt.Fprintf(w, "           %s %-*s  %s\n", mark, width, h.RiskNames(), h.Line())
 	}
 	for _, h := range allowed {
-		fmt.Fprintf(w, "           ✓ %-15s %s\n", "allowed", h.Line())
+		fmt.Fprintf(w, "           ✓ %-*s  %s\n", width, "allowed", h.Line())
 	}
 }
 

@@ -91,8 +91,12 @@ func (s *Source) where(req *queue.Request) []string {
 		if dir == "" {
 			dir = s.Folder.Root
 		}
+		in := dir
+		if real, err := filepath.EvalSymlinks(dir); err == nil && real != filepath.Clean(dir) {
+			in += " (a link to " + real + ")"
+		}
 		return []string{
-			"runs as you (" + queue.LocalUser() + "), outside any jail, with your full rights, in " + dir,
+			"runs as you (" + queue.LocalUser() + "), outside any jail, with your full rights, in " + in,
 			repository(dir, s.Folder.Root),
 			"environment: " + envLine(s.EnvPass),
 		}

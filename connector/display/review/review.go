@@ -169,14 +169,19 @@ func (h Hit) RiskNames() string {
 // subjects of the hits that need a human, most dangerous first, and how
 // many more there are (never a prefix of the command).
 func (r *Review) Headline(max int) string {
-	needs := r.Needs()
 	var parts []string
-	for i, h := range needs {
-		if i == max {
-			parts = append(parts, "+"+strconv.Itoa(len(needs)-max)+" more")
-			break
+	seen := map[string]bool{}
+	for _, h := range r.Needs() {
+		if seen[h.Subject] {
+			continue
 		}
-		parts = append(parts, h.Tier.String()+" "+h.Risk().String()+": "+display.Truncate(h.Subject, 80))
+		seen[h.Subject] = true
+		if len(parts) < max {
+			parts = append(parts, h.Tier.String()+" "+h.Risk().String()+": "+display.Truncate(h.Subject, 80))
+		}
+	}
+	if more := len(seen) - len(parts); more > 0 {
+		parts = append(parts, "+"+strconv.Itoa(more)+" more")
 	}
 	return strings.Join(parts, " · ")
 }
