@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"text/tabwriter"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
+	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
 )
 
@@ -25,9 +29,10 @@ func newListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [DIR] [--json] [--state pending|claimed|done|all]",
 		Short: "List requests (a JSON array with --json)",
-		Long: `list prints the requests of a folder, oldest first. With --json it prints a
-JSON array whose elements have at least id, kind, state, summary and created,
-and, once done, decision and exit_code.`,
+		Long: `list prints the requests of a folder, oldest first; a pending one is
+listed by what made it escalate (its riskiest policy hits). With --json it
+prints a JSON array whose elements have at least id, kind, state, summary,
+created and hash, and, once done, decision and exit_code.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.args, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -67,7 +72,29 @@ func runList(_ context.Context, opts *listOptions) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(items)
 	}
-	return listTable(opts.out, items)
+	return listTable(opts.out, items, headlines(f, q, items, stderrLogger(opts.err)))
+}
+
+// headlines names, for each pending request, what made it escalate (its
+// riskiest policy hits, recomputed), which the table shows instead of a
+// prefix of the command: `curl … | sudo bash` must not look like `git
+// push`.
+func headlines(f folder.Folder, q *queue.Queue, items []queue.Summary, log *slog.Logger) map[string]string {
+	out := map[string]string{}
+	st, err := userstate.Open(true)
+	if err != nil {
+		return out
+	}
+	src := &review.Source{Folder: f, State: st, Log: log}
+	for _, it := range items {
+		if it.State != queue.StatePending {
+			continue
+		}
+		if req, _, err := q.Load(it.ID); err == nil && req != nil {
+			out[it.ID] = src.Review(req).Headline(3)
+		}
+	}
+	return out
 }
 
 func listStates(s string) ([]queue.State, error) {
@@ -80,7 +107,7 @@ func listStates(s string) ([]queue.State, error) {
 	return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--state %q: want pending, claimed, done or all", s)}
 }
 
-func listTable(w io.Writer, items []queue.Summary) error {
+func listTable(w io.Writer, items []queue.Summary, headline map[string]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tKIND\tSESSION\tSUMMARY")
 	for _, it := range items {
@@ -91,8 +118,12 @@ func listTable(w io.Writer, items []queue.Summary) error {
 				state += fmt.Sprintf("(%d)", *it.ExitCode)
 			}
 		}
+		what := it.Summary
+		if h := headline[it.ID]; h != "" {
+			what = h
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.ID, state, it.Kind,
-			display.Truncate(display.EscapeLine(orNone(it.Session)), 24), it.Summary)
+			display.Truncate(display.EscapeLine(orNone(it.Session)), 24), what)
 	}
 	return tw.Flush()
 }
