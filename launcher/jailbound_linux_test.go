@@ -165,6 +165,9 @@ try alternates sh -c 'echo /x > .git/objects/info/alternates'
 try info sh -c 'echo x > .git/info/attributes'
 try git-config sh -c 'echo x >> .git/config'
 try mv-git-objects mv .git/objects .git/o2
+try umount-git umount -l .git
+try umount-config umount -l .git/config
+try umount-tmp umount -l /tmp
 try write sh -c 'echo y > src/new.go && mkdir -p src/a/b && mv src/new.go src/a/b/'
 try git-commit sh -c 'git add src && git -c user.name=a -c user.email=a@b commit -qm jailed'
 try git-log sh -c 'git log --oneline | grep -q jailed'
@@ -176,7 +179,7 @@ try git-log sh -c 'git log --oneline | grep -q jailed'
 			got := parseAt(out)
 			for _, k := range []string{"mv-git", "mv-claude", "rm-claude", "rm-mcp", "replace-mcp", "codex-link",
 				"codex-target", "workflows", "envrc", "vscode-tasks", "gemini", "hooks", "commondir",
-				"alternates", "info", "git-config", "mv-git-objects"} {
+				"alternates", "info", "git-config", "mv-git-objects", "umount-git", "umount-config", "umount-tmp"} {
 				if got[k] != "denied" {
 					t.Errorf("%s: %q, want denied\n%s", k, got[k], out)
 				}
