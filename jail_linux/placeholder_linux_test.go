@@ -3,33 +3,40 @@
 package jail_linux
 
 import (
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// TestPlaceholders: a missing protected name gets a placeholder at its
-// first missing component (a file with its content where one is given),
-// none through a link; removal takes only what is still the placeholder.
-func TestPlaceholders(t *testing.T) {
-	root := t.TempDir()
-	outside := t.TempDir()
-	for _, d := range []string{".git", "linked-target"} {
-		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+// pinFixture is a project with .git (no hooks), a .codex link out of
+// it, and none of the other protected names.
+func pinFixture(t *testing.T) (root, outside string, cfg func() *initConfig, files map[string]string) {
+	t.Helper()
+	root, outside = t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.Symlink(outside, filepath.Join(root, ".codex")); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &initConfig{Writable: []string{root}, ReadOnly: []string{
-		filepath.Join(root, ".git/hooks"), filepath.Join(root, ".git/commondir"),
-		filepath.Join(root, ".github/workflows"), filepath.Join(root, ".github/other"),
-		filepath.Join(root, ".codex/config.toml"), filepath.Join(root, ".envrc"),
-	}}
-	phs, err := makePlaceholders(cfg, map[string]string{filepath.Join(root, ".git/commondir"): ".\n"})
+	cfg = func() *initConfig {
+		return &initConfig{Writable: []string{root}, ReadOnly: []string{
+			filepath.Join(root, ".git/hooks"), filepath.Join(root, ".git/commondir"),
+			filepath.Join(root, ".github/workflows"), filepath.Join(root, ".github/other"),
+			filepath.Join(root, ".codex/config.toml"), filepath.Join(root, ".envrc"),
+		}}
+	}
+	return root, outside, cfg, map[string]string{filepath.Join(root, ".git/commondir"): ".\n"}
+}
+
+// TestPlaceholders: a missing protected name gets a placeholder at its
+// first missing component (a file with its content where one is given),
+// none through a link; release removes only what is still a placeholder.
+func TestPlaceholders(t *testing.T) {
+	root, outside, newCfg, files := pinFixture(t)
+	cfg := newCfg()
+	ps, err := makePins(cfg, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +58,14 @@ func TestPlaceholders(t *testing.T) {
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("a placeholder was made through the link: %v", entries)
 	}
-	// one placeholder replaced meanwhile: it stays, the others go
+	// one placeholder replaced meanwhile (on the host): it stays, the others go
 	if err := os.Remove(filepath.Join(root, ".envrc")); err != nil {
 		t.Fatal(err)
 	}
-	mustWriteFile(t, filepath.Join(root, ".envrc"), "the user's")
-	removePlaceholders(phs, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := os.WriteFile(filepath.Join(root, ".envrc"), []byte("the user's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ps.release(slog.New(slog.DiscardHandler))
 	for _, w := range want[:3] {
 		if _, err := os.Lstat(filepath.Join(root, w)); err == nil {
 			t.Errorf("%s left behind", w)
@@ -67,9 +76,36 @@ func TestPlaceholders(t *testing.T) {
 	}
 }
 
-func mustWriteFile(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+// TestPlaceholdersOverlap: two runs of one project (parallel tool calls).
+// The one that ends first leaves the placeholders the other stands on;
+// the last one out removes them all, including those it did not make.
+func TestPlaceholdersOverlap(t *testing.T) {
+	root, _, newCfg, files := pinFixture(t)
+	a, err := makePins(newCfg(), files)
+	if err != nil {
 		t.Fatal(err)
+	}
+	cfgB := newCfg()
+	b, err := makePins(cfgB, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfgB.Placeholders) != 4 { // the first run's, which the init binds and stops at
+		t.Errorf("the second run's placeholders: %v", cfgB.Placeholders)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(root, ".github")); len(entries) != 0 {
+		t.Errorf("the second run made placeholders inside the first's: %v", entries)
+	}
+	a.release(slog.New(slog.DiscardHandler))
+	for _, w := range []string{".git/hooks", ".git/commondir", ".github", ".envrc"} {
+		if _, err := os.Lstat(filepath.Join(root, w)); err != nil {
+			t.Errorf("%s removed while the second run pins it: %v", w, err)
+		}
+	}
+	b.release(slog.New(slog.DiscardHandler))
+	entries, _ := os.ReadDir(root)
+	gitEntries, _ := os.ReadDir(filepath.Join(root, ".git"))
+	if len(entries) != 2 || len(gitEntries) != 0 { // .git and .codex
+		t.Errorf("left behind: %v, .git/%v", entries, gitEntries)
 	}
 }

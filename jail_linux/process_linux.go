@@ -23,8 +23,8 @@ type process struct {
 	ctl  supCtl
 	ln   net.Listener
 	log  *slog.Logger
-	outs []*output     // drained once the jail is killed
-	phs  []placeholder // removed once the jail is empty
+	outs []*output // drained once the jail is killed
+	pins *pins     // released once the jail is empty
 
 	waitOnce sync.Once
 	status   jailspec.ExitStatus
@@ -32,7 +32,7 @@ type process struct {
 }
 
 func newProcess(s *starter) *process {
-	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, log: s.log, outs: s.outs, phs: s.phs}
+	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, log: s.log, outs: s.outs, pins: s.pins}
 }
 
 func (p *process) Pid() int                    { return p.cmd.Process.Pid }
@@ -77,7 +77,7 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 	for _, o := range p.outs {
 		o.drain() // every jailed writer is dead now (or outside any cgroup: bounded)
 	}
-	removePlaceholders(p.phs, p.log)
+	p.pins.release(p.log)
 	p.log.Debug("jail released")
 	if ctx.Err() != nil {
 		return st, ctx.Err()

@@ -26,7 +26,7 @@ type starter struct {
 	log  *slog.Logger
 
 	cfg  *initConfig
-	phs  []placeholder // created for this run, removed when it ends
+	pins *pins // placeholders and locks of the pinned names, until the jail ends
 	cg   cgroup
 	cmd  *exec.Cmd
 	ctl  supCtl
@@ -71,7 +71,7 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 		}
 	}
 	if s.cfg.MountNS {
-		if s.phs, err = makePlaceholders(s.cfg, s.spec.FS.Placeholders); err != nil {
+		if s.pins, err = makePins(s.cfg, s.spec.FS.Placeholders); err != nil {
 			return nil, err
 		}
 	}
@@ -284,6 +284,6 @@ func (s *starter) abort() int {
 	for _, o := range s.outs {
 		o.drain()
 	}
-	removePlaceholders(s.phs, s.log)
+	s.pins.release(s.log)
 	return code
 }

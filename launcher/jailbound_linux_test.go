@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // shLines runs script with /bin/sh in the jail and returns its output
@@ -205,6 +206,61 @@ try git-log sh -c 'git log --oneline | grep -q jailed'
 				}
 			}
 		})
+	}
+}
+
+// TestJailPinnedOverlap: two runs of one project at once (parallel tool
+// calls). The run that made the placeholders ends first; it must not take
+// the other's pins along (a placeholder removed on the host frees the name
+// in the other jail). The last one out removes them.
+func TestJailPinnedOverlap(t *testing.T) {
+	e := newJailEnv(t)
+	root := e.project.Root
+	os.RemoveAll(filepath.Join(root, ".git/hooks"))
+	start := func(script string) <-chan string {
+		done := make(chan string, 1)
+		go func() {
+			o := e.options(jailModes[0], "/bin/sh", "-c", try+`cd "$1"`+"\n"+script, "sh", root)
+			var buf strings.Builder
+			o.Stdout, o.Stderr = &buf, &buf
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			_, err := Run(ctx, o)
+			done <- fmt.Sprintf("%s\nerr %v", buf.String(), err)
+		}()
+		return done
+	}
+	waitFor := func(p string) {
+		t.Helper()
+		for i := 0; i < 1200; i++ {
+			if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("%s never appeared", p)
+	}
+	first := start(`while [ ! -e src/a-go ]; do sleep 0.05; done`)
+	waitFor(".envrc") // the first run's placeholders are in place
+	second := start(`touch src/b-started; while [ ! -e src/b-go ]; do sleep 0.05; done
+try envrc sh -c 'echo x > .envrc'
+try hooks sh -c 'echo x > .git/hooks/pre-push'
+try workflows sh -c 'mkdir -p .github/workflows && echo x > .github/workflows/x.yml'`)
+	waitFor("src/b-started")
+	mustWrite(t, filepath.Join(root, "src/a-go"), "")
+	<-first
+	mustWrite(t, filepath.Join(root, "src/b-go"), "")
+	out := <-second
+	got := parseAt(out)
+	for _, k := range []string{"envrc", "hooks", "workflows"} {
+		if got[k] != "denied" {
+			t.Errorf("%s: %q, want denied\n%s", k, got[k], out)
+		}
+	}
+	for _, p := range []string{".envrc", ".git/hooks", ".github"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("%s left behind after both runs", p)
+		}
 	}
 }
 
