@@ -46,7 +46,7 @@ type Specific struct {
 	AdditionalContext        string `json:"additionalContext,omitempty"`
 	// UpdatedInput replaces the tool's input (with "allow"): the whole
 	// input, every field the agent sent kept, the command jailed.
-	UpdatedInput map[string]json.RawMessage `json:"updatedInput,omitempty"`
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
 }
 
 // ReadInput decodes one event, refusing oversize or malformed input and
@@ -90,13 +90,16 @@ func WriteOutput(w io.Writer, out *Output) error {
 // its reflection: an allowed call's hook answers this on every tool call.
 func plainDecision(out *Output) (string, bool) {
 	s := out.HookSpecificOutput
-	if s == nil || s.PermissionDecisionReason != "" || s.AdditionalContext != "" || s.UpdatedInput != nil ||
+	if s == nil || s.PermissionDecisionReason != "" || s.AdditionalContext != "" ||
 		!isLetters(s.HookEventName) || s.PermissionDecision != "" && !isLetters(s.PermissionDecision) {
 		return "", false
 	}
 	line := `{"hookSpecificOutput":{"hookEventName":"` + s.HookEventName + `"`
 	if s.PermissionDecision != "" {
 		line += `,"permissionDecision":"` + s.PermissionDecision + `"`
+	}
+	if s.UpdatedInput != nil { // built by withCommand: compact, valid JSON
+		line += `,"updatedInput":` + string(s.UpdatedInput)
 	}
 	return line + "}}\n", true
 }
