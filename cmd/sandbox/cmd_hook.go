@@ -81,13 +81,32 @@ func runHook(ctx context.Context, opts *hookOptions) error {
 		return &exitError{exitHookRefused, fmt.Sprintf("hook: unknown agent %q (known: %s)", opts.agent, strings.Join(hookAgents(), ", "))}
 	}
 	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
+		exe, err := jailExe(p)
+		if err != nil {
+			return nil, err
+		}
 		return live.Open(ctx, cwd, live.Options{Agent: p.Name, Classify: classify, Wait: opts.wait,
-			DeferAllow: opts.deferAllow, BeforeWait: opts.beforeWait, Log: hookLogger()})
+			DeferAllow: opts.deferAllow, BeforeWait: opts.beforeWait, Log: hookLogger(), Exe: exe})
 	}
 	if err := claude.Run(ctx, p, opts.stdin, opts.stdout, open); err != nil {
 		return &exitError{exitHookRefused, "hook: " + oneLine(err.Error())}
 	}
 	return nil
+}
+
+// jailExe is the binary an agent's allowed shell commands are jailed
+// with: this one, for the agents whose hooks can replace a command; none
+// for the others (their commands run as they came, and the core must not
+// tell the model otherwise).
+func jailExe(p claude.Profile) (string, error) {
+	if !p.UpdatesInput {
+		return "", nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("locating the sandbox binary (allowed commands run in its jail): %w", err)
+	}
+	return exe, nil
 }
 
 // hookLogger logs to stderr when SANDBOX_HOOK_DEBUG is set (agents show a

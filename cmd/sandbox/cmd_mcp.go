@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -50,7 +51,11 @@ func runMCP(ctx context.Context, opts *mcpOptions, args []string) error {
 	if os.Getenv("SANDBOX_MCP_DEBUG") != "" {
 		level = slog.LevelDebug
 	}
-	s, err := mcpserver.New(mcpserver.Options{Folder: f, Version: buildVersion(),
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("locating the sandbox binary (allowed commands run in its jail): %w", err)
+	}
+	s, err := mcpserver.New(mcpserver.Options{Folder: f, Version: buildVersion(), Exe: exe,
 		Log: slog.New(slog.NewTextHandler(opts.errOut, &slog.HandlerOptions{Level: level}))})
 	if err != nil {
 		return err

@@ -58,7 +58,7 @@ func jailProbeLine(p userstate.JailProbe) string {
 	if !p.OK {
 		return "the jail cannot be built on this machine (" + p.Why + "): in connector mode allowed commands run with your rights, checked by the policy's analyzer alone"
 	}
-	line := "allowed shell commands run in the project jail (Claude Code; see docs/AGENTS.md for the other agents)"
+	line := "allowed shell commands run in the project jail (Claude Code, Codex and the MCP server; see docs/AGENTS.md for the other agents)"
 	if len(p.Degraded) > 0 {
 		line += "; not enforced here: " + strings.Join(p.Degraded, ", ")
 	}
@@ -109,7 +109,7 @@ var rewriters = []struct {
 	can           bool
 }{
 	{"claude", "PreToolUse updatedInput: allowed Bash commands run in the project jail", true},
-	{"codex", "not wired: allowed commands run with your rights, checked by the analyzer alone (run `sandbox run -- codex` to jail them)", false},
+	{"codex", "PreToolUse updatedInput: allowed shell commands run in the project jail (inside Codex's own sandbox too unless it runs with --sandbox danger-full-access)", true},
 	{"gemini", "not wired: allowed commands run with your rights, checked by the analyzer alone (run `sandbox run -- gemini` to jail them)", false},
 	{"cursor", "its hooks cannot replace a command: allowed commands run with your rights, checked by the analyzer alone (run `sandbox run -- cursor-agent` to jail them)", false},
 	{"windsurf", "its hooks can only block: allowed commands run with your rights, checked by the analyzer alone", false},

@@ -2,9 +2,10 @@
 // speaks Claude Code's hook protocol, so the hook itself is
 // claude.Run with the Codex profile below, which holds every difference
 // in one place: Codex's tool names (Bash, apply_patch, mcp__server__tool),
-// no explicit "allow" (Codex rejects decisions it does not support and
-// then runs the call), and the requests' source. The rest of the package
-// merges the hooks into .codex/config.toml for `sandbox init --codex`.
+// no plain "allow" (an allowed shell command gets "allow" with
+// updatedInput: the same command in the project jail), and the requests'
+// source. The rest of the package merges the hooks into
+// .codex/config.toml for `sandbox init --codex`.
 package codex
 
 import (
@@ -22,14 +23,17 @@ func init() { install.Register(Integration{}) }
 // Matcher is the PreToolUse/PostToolUse matcher for Codex's tool names.
 const Matcher = "Bash|apply_patch|mcp__.*"
 
-// Codex is Codex's profile. An allowed call gets no answer at all: an
-// explicit "allow" (or "ask") is not something every Codex accepts, and
-// Codex runs the call when it cannot read a hook's answer.
+// Codex is Codex's profile. An allowed call gets no plain "allow" (not
+// every Codex accepts one, and Codex runs the call when it cannot read a
+// hook's answer); an allowed shell command is answered with "allow" and
+// updatedInput, which Codex honours since openai/codex#20527 (0.171.0 is
+// tested), so that it runs in the project jail.
 var Codex = claude.Profile{
-	Name:      "codex",
-	Source:    queue.SourceCodexHook,
-	AllowJSON: false,
-	MapTool:   MapTool,
+	Name:         "codex",
+	Source:       queue.SourceCodexHook,
+	AllowJSON:    false,
+	UpdatesInput: true,
+	MapTool:      MapTool,
 }
 
 // MapTool translates a Codex tool call: Bash and MCP tools as Claude

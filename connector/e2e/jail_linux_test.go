@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandbox-dev/sandbox/connector/fakemodel"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
@@ -233,5 +234,68 @@ func TestRunCwdFDReportsOnlyTheFinalDirectory(t *testing.T) {
 	}
 	if got := string(report); got != filepath.Join(dir, "sub")+"\n" {
 		t.Errorf("reported %q, want %s/sub", got, dir)
+	}
+}
+
+// The MCP server's run_privileged runs an allowed command in the project
+// jail too in connector mode, and its output reaches the model.
+func TestMCPAllowedCommandRunsInTheJail(t *testing.T) {
+	testenv.RequireRoot(t)
+	os.Remove("/etc/sandbox-e2e-escape")
+	e := newEnv(t)
+	dir := e.project("claude", map[string]string{"probe.sh": proveJail})
+	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
+	e.mustSandbox("init", dir, "--mcp")
+	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
+	model := startModel(t, fakemodel.Reply{Text: "Running it.", ToolCalls: []fakemodel.ToolCall{{
+		Name: "mcp__sandbox__run_privileged", Input: map[string]any{"command": "./probe.sh", "reason": "show where commands run"}}}})
+	e.runClaudeAllowing(t, dir, model, "mcp__sandbox__run_privileged")
+
+	res := resultOf(t, model.MainRequests(), 1)
+	mustContain(t, "the tool result", res.Content, "start-marker", "NoNewPrivs:", "1", "CONTAINED", "to-stderr")
+	if strings.Contains(res.Content, "WROTE-OUTSIDE") {
+		t.Errorf("the allowed command ran outside the jail:\n%s", res.Content)
+	}
+	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
+		os.Remove("/etc/sandbox-e2e-escape")
+		t.Error("the allowed command wrote outside the project")
+	}
+}
+
+// Codex's PreToolUse honours updatedInput for its shell tool: an allowed
+// command runs in the project jail, its output and exit status reaching
+// the model.
+func TestCodexAllowedCommandRunsInTheJail(t *testing.T) {
+	testenv.RequireRoot(t)
+	os.Remove("/etc/sandbox-e2e-escape")
+	e := newEnv(t)
+	dir := e.project("codex", map[string]string{"probe.sh": proveJail})
+	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
+	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
+	model, err := fakemodel.StartResponses(func(r *fakemodel.Request) fakemodel.Reply {
+		if r.Turn == 0 {
+			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{Name: "exec_command", Input: map[string]any{"cmd": "./probe.sh"}}}}
+		}
+		return fakemodel.Reply{Text: "finished"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { model.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, client(t, "codex"), "exec", "--json", "--skip-git-repo-check",
+		"--dangerously-bypass-hook-trust", "--sandbox", "danger-full-access", "-C", dir, "do the task")
+	cmd.Dir = dir
+	cmd.Env = e.vars("CODEX_HOME=" + codexHome(t, model, dir))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("codex: %v\n%s", err, out)
+	}
+	res := resultOf(t, model.MainRequests(), 1)
+	mustContain(t, "the tool output", res.Content, "start-marker", "NoNewPrivs:\t1", "CONTAINED", "to-stderr")
+	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
+		os.Remove("/etc/sandbox-e2e-escape")
+		t.Error("the allowed command wrote outside the project")
 	}
 }

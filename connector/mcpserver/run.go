@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/broker"
@@ -72,9 +73,17 @@ func (s *Server) handleRun(ctx context.Context, p *callParams) (*ToolResult, err
 // runAllowed runs an allowed command with the server's own rights (inside
 // the jail when the agent is jailed), environment scrubbed, and audits it.
 func (s *Server) runAllowed(ctx context.Context, core *hook.Core, call *hook.Call, d policy.Decision) (*ToolResult, error) {
+	script, env := call.Script, broker.Scrub(s.opts.Environ, envPass(core))
+	if core.Jail != nil { // connector mode: in the project jail, as the hook runs them
+		w, err := core.Jail.Wrap(call.Script, call.Cwd)
+		if err != nil {
+			return internalError(fmt.Errorf("running the allowed command in the project jail: %w", err)), nil
+		}
+		script, env = w, append(env, stateEnv(s.opts.Environ)...)
+	}
 	oc, err := broker.Run(ctx, broker.Spec{
-		Script: call.Script, Shell: "bash", Root: s.opts.Folder.Root, Dir: call.Cwd,
-		Env: broker.Scrub(s.opts.Environ, envPass(core)), MaxCapture: queue.DefaultOutputCap,
+		Script: script, Shell: "bash", Root: s.opts.Folder.Root, Dir: call.Cwd,
+		Env: env, MaxCapture: queue.DefaultOutputCap,
 	})
 	if oc.Started.IsZero() {
 		return internalError(fmt.Errorf("running the allowed command: %w", err)), nil
@@ -87,6 +96,18 @@ func (s *Server) runAllowed(ctx context.Context, core *hook.Core, call *hook.Cal
 		s.log.Warn("audit of an allowed command", "err", err)
 	}
 	return allowedResult(oc, d), nil
+}
+
+// stateEnv is what `sandbox run` needs of the server's environment to
+// find the same per-user state (the scrubbed environment drops it).
+func stateEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); k == "XDG_STATE_HOME" || k == "LOCALAPPDATA" {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // envPass is the policy's pass-list for the commands it runs.

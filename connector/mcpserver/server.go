@@ -54,7 +54,11 @@ type Options struct {
 	// (default os.Environ()); its SANDBOX_JAIL says whether the server
 	// runs jailed.
 	Environ []string
-	Log     *slog.Logger
+	// Exe is the sandbox binary: in connector mode allowed commands run in
+	// its project jail (`Exe run ...`, as the hook rewrites them). Empty
+	// runs them with the server's rights (tests, embedders).
+	Exe string
+	Log *slog.Logger
 }
 
 // Server is one MCP server for one folder.

@@ -2,8 +2,6 @@ package live
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -69,7 +67,10 @@ func shellQuote(s string) string {
 // (inside the jail Open never gets here). Never having probed is treated as "the
 // jail works": a jailed command that cannot start then fails with run's
 // own message, instead of running unjailed without anyone having looked.
-func jailFor(f folder.Folder, st *userstate.State) (hook.Jailer, hook.JailState, error) {
+func jailFor(f folder.Folder, st *userstate.State, exe string) (hook.Jailer, hook.JailState, error) {
+	if exe == "" {
+		return nil, hook.JailUnknown, nil
+	}
 	p, err := st.ReadJailProbe()
 	switch {
 	case errors.Is(err, userstate.ErrNoJailProbe):
@@ -78,10 +79,6 @@ func jailFor(f folder.Folder, st *userstate.State) (hook.Jailer, hook.JailState,
 		return nil, 0, err
 	case !p.OK:
 		return nil, hook.JailUnavailable, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, 0, fmt.Errorf("locating the sandbox binary for the jail: %w", err)
 	}
 	return jailer{exe: exe, root: f.Root, degraded: p.Degraded}, hook.JailWraps, nil
 }

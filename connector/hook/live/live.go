@@ -33,7 +33,11 @@ type Options struct {
 	DeferAllow bool
 	// BeforeWait is hook.Options.BeforeWait.
 	BeforeWait func()
-	Log        *slog.Logger
+	// Exe is the sandbox binary that allowed shell commands are jailed
+	// with (`Exe run ...`); empty leaves them as they came (tests, and
+	// callers that are not the sandbox binary).
+	Exe string
+	Log *slog.Logger
 }
 
 // Open returns the core for the project that holds cwd.
@@ -58,7 +62,7 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 		Originals: originals.Open(f),
 		Options:   hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
 	}
-	if core.Jail, core.JailState, err = jailFor(f, st); err != nil {
+	if core.Jail, core.JailState, err = jailFor(f, st, o.Exe); err != nil {
 		return nil, err
 	}
 	if o.Classify {
