@@ -76,7 +76,14 @@ func TestClaudeHooksWorkUnderSandboxRun(t *testing.T) {
 		bashCall(`echo allowed-marker; grep NoNewPrivs /proc/self/status`, "show the jail"),
 		bashCall(escalating, "make data.txt private (e2e)"))
 	addr := forward(t, "127.0.0.2", strings.TrimPrefix(model.URL, "http://"))
-	a := e.approver(dir, approveAll)
+	// Claude Code's own git calls go through the jail's shims too: they
+	// are not what this test is about, and a human would deny them
+	a := e.approver(dir, func(s queue.Summary) decision {
+		if s.Source == queue.SourceClaudeHook {
+			return decision{approve: true}
+		}
+		return decision{reason: "not part of the test"}
+	})
 	out := e.runClaudeJailed(t, dir, "http://"+addr, addr)
 
 	allowed := resultOf(t, model.MainRequests(), 1)
@@ -88,9 +95,14 @@ func TestClaudeHooksWorkUnderSandboxRun(t *testing.T) {
 	}
 	esc := resultOf(t, model.MainRequests(), 2)
 	mustContain(t, "the escalated call's result", esc.Content, "sandbox: APPROVED and EXECUTED", "OUTPUT-MARKER-1")
-	req := onlyOne(t, a)
-	if req.Kind != queue.KindShell || req.Source != queue.SourceClaudeHook {
-		t.Errorf("request %+v", req)
+	var hooked []queue.Summary
+	for _, r := range a.answered() {
+		if r.Source == queue.SourceClaudeHook {
+			hooked = append(hooked, r)
+		}
+	}
+	if len(hooked) != 1 || hooked[0].Kind != queue.KindShell {
+		t.Errorf("the hook's requests: %+v, want the one escalated Bash call", hooked)
 	}
 	mustContain(t, "claude's answer", out, `"result":"finished"`)
 }
