@@ -96,6 +96,11 @@ func TestBoundaryNeverAllowed(t *testing.T) {
 		{"cd nested && git status", "escalate"},
 		{"cd nested/deep && git log", "escalate"},
 		{"cd pointer && git status", "escalate"},
+		{"env -C nested git status", "escalate"},
+		{"env --chdir=nested/deep git log", "escalate"},
+		{"env -C /tmp git status", ""},
+		{"env -C /tmp make", ""},
+		{"env -C /tmp go test ./...", ""},
 		{"GIT_DIR=/tmp/x git status", ""},
 		{"GIT_CONFIG_GLOBAL=/tmp/c git status", ""},
 		{"env GIT_EXTERNAL_DIFF=/tmp/x git diff", ""},
@@ -168,6 +173,7 @@ func TestBoundaryEverydayAllowed(t *testing.T) {
 		// rg leaves hidden names (.env, ~/.ssh) out unless told otherwise.
 		"rg TOKEN", "rg -n TOKEN .", "rg -u TOKEN",
 		"git show HEAD --stat", "git show HEAD:src/main.go", "go doc fmt.Println",
+		"env -C src go build ./...", "env -C src git status",
 	} {
 		t.Run(script, func(t *testing.T) {
 			if d := e.Shell(script, ""); d.Decision != Allow {

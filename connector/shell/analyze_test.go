@@ -171,7 +171,7 @@ func TestAnalyzeCd(t *testing.T) {
 		{"glob after cd", "cd sub && cat *.go", []string{"exec cd sub", "exec cat ~{*.go}", "read ~{sub/*.go}"}},
 		{"redirect after cd", "cd sub && echo x > out", []string{"exec cd sub", "write sub/out", "exec echo x"}},
 		{"pushd popd", "pushd a && cat x; popd; cat y", []string{"exec pushd a", "exec cat x", "read a/x", "exec popd", "exec cat y", "read ~{$PWD/y}"}},
-		{"env -C", "env -C sub cat x; cat y", []string{"exec cat x", "read sub/x", "exec cat y", "read y"}},
+		{"env -C", "env -C sub cat x; cat y", []string{"exec cd sub", "exec cat x", "read sub/x", "exec cat y", "read y"}},
 		{"git -C output", "git -C sub log --output=o", []string{"exec git -C sub log --output=o", "write sub/o"}},
 		{"nested shell inherits", "cd sub && bash -c 'cat x; cd ..'; cat y", []string{"exec cd sub", "exec cat x", "read sub/x", "exec cd ..", "exec cat y", "read ~{$PWD/y}"}},
 	})

@@ -30,6 +30,10 @@ func envWrapper(w *walker, argv []Word, c cmdCtx) {
 	save := w.cwd
 	if dirs := p.values("-C", "--chdir"); len(dirs) > 0 {
 		w.cwd = chdirState(save, dirs[len(dirs)-1])
+		// The command runs there: the policy decides the directory as it
+		// decides a cd (leaving the project escalates; git there may be
+		// in a nested repository).
+		w.exec([]Word{{Text: "cd"}, dirs[len(dirs)-1]}, c.wrapped("env -C"))
 	}
 	w.run(cmd, c.wrapped("env"))
 	w.cwd = save
