@@ -47,7 +47,7 @@ var profiles = map[string]profile{
 			"keybindings.json", ".claude.json.backup"},
 		HomeReadOnly: []string{".claude.json.backup", ".local/share/claude/versions"},
 		SeedFiles:    map[string]string{"settings.json": "{}\n"},
-		SeedDirs:     []string{"commands", "agents", "hooks", "plugins", "skills", "output-styles"},
+		SeedDirs:     []string{"commands", "agents", "hooks", "plugins", "skills", "output-styles", "backups"},
 		Global:       ".claude.json",
 	},
 	"codex": {

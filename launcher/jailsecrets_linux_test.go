@@ -131,7 +131,17 @@ func TestJailHidesSecrets(t *testing.T) {
 // the link or the socket's own name, and the variable itself is gone.
 func TestJailSSHAgentThroughLink(t *testing.T) {
 	e := newJailEnv(t)
-	base := scratchOutsideTmp(t)
+	// in the real home dir: not a scratch tree, not /run, whose sockets
+	// the jail hides anyway; only the link's target being hidden helps
+	realHome, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.MkdirTemp(realHome, ".sandbox-test-ssh-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
 	sock := filepath.Join(base, "ssh-XXXX", "agent.42")
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		t.Fatal(err)
