@@ -10,3 +10,6 @@ var osPassList []string
 
 // foldName is how variable names compare: exactly, on Unix.
 func foldName(name string) string { return name }
+
+// findGit is git on env's PATH.
+func findGit(env []string) (string, error) { return lookPath("git", getenv(env, "PATH")) }

@@ -29,3 +29,6 @@ var osPassList = []string{
 // foldName is how variable names compare: case-insensitively on Windows,
 // where Path and PATH are one variable.
 func foldName(name string) string { return strings.ToUpper(name) }
+
+// findGit is git on env's PATH.
+func findGit(env []string) (string, error) { return lookPath("git", env) }

@@ -50,6 +50,10 @@ type Grant struct {
 	Credentials []string
 	// Env lists the names of the variables the command receives.
 	Env []string
+	// Git says how the command runs git: then its repository is checked
+	// and pinned and the configuration keys that run programs are fixed
+	// (see gitEnv).
+	Git GitUse
 	// Notes say what else holds for this run (git's hooks and fsmonitor
 	// off, ...).
 	Notes []string
@@ -88,6 +92,10 @@ func Describe(g Grant) []string {
 		env := slices.Clone(g.Env)
 		slices.Sort(env)
 		lines = append(lines, "  environment: "+strings.Join(env, " "))
+	}
+	if g.Git != GitNone {
+		lines = append(lines, "  git: hooks and fsmonitor off, ssh/pager/editor/credential helper from your global config only"+
+			map[bool]string{true: ", the project's own repository (GIT_DIR)", false: ""}[g.Git == GitRepo])
 	}
 	for _, n := range g.Notes {
 		lines = append(lines, "  "+n)

@@ -28,6 +28,9 @@ import (
 func GrantFor(parts []policy.Part, home string, env []string) Grant {
 	var g Grant
 	for _, p := range parts {
+		if p.Trigger == policy.Shell {
+			g.gitUse(commandWords(p.Subject))
+		}
 		if p.Decision != policy.Escalate {
 			continue
 		}
@@ -52,6 +55,19 @@ func GrantFor(parts []policy.Part, home string, env []string) Grant {
 		}
 	}
 	return g
+}
+
+// gitUse notes that the command runs git, on the project's repository
+// unless it makes a new one.
+func (g *Grant) gitUse(words []string) {
+	if len(words) == 0 || filepath.Base(words[0]) != "git" {
+		return
+	}
+	if len(words) > 1 && (words[1] == "clone" || words[1] == "init") {
+		g.Git = GitNew
+	} else if g.Git == GitNone {
+		g.Git = GitRepo
+	}
 }
 
 func (g *Grant) allNetwork() {

@@ -26,6 +26,13 @@ func Run(ctx context.Context, spec Spec) (oc Outcome, err error) {
 	if err := ctx.Err(); err != nil {
 		return oc, fmt.Errorf("broker: not started: %w", err)
 	}
+	if s.Grant.Git != GitNone {
+		pins, err := gitEnv(s.Root, s.Dir, s.Grant.Git, s.Env)
+		if err != nil {
+			return oc, err
+		}
+		s.Env = append(s.Env, pins...)
+	}
 	path, args, err := command(s)
 	if err != nil {
 		return oc, err
