@@ -85,3 +85,21 @@ func TestConnectionCapHolds(t *testing.T) {
 		c.Close()
 	}
 }
+
+// A client that sends its headers but never the body it announced is
+// disconnected after the read timeout: no route, not even the sign-in one
+// that needs no token, waits on it forever.
+func TestSlowBodiesAreCutOff(t *testing.T) {
+	_, addr := liveServer(t, Limits{ReadHeader: time.Second, Read: 500 * time.Millisecond, Idle: time.Second, MaxConns: 8})
+	for _, path := range []string{"/api/session", "/api/requests/01abc/approve"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "POST "+path+" HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"code\":")
+		if !closedBy(t, c, 20*time.Second) {
+			t.Fatalf("%s: a connection that never sent its body was kept open", path)
+		}
+		c.Close()
+	}
+}
