@@ -63,6 +63,7 @@ func (w *walker) arithAssign(x syntax.ArithmExpr, d int) {
 		if p.Index != nil {
 			w.index(p.Param, p.Index, d)
 		}
+		w.assocTwice(p)
 		if p.Param != nil {
 			w.assignName(p.Param.Value, p, true)
 			if p.Index != nil {
@@ -90,6 +91,7 @@ func (w *walker) arithPart(p syntax.WordPart, d int) {
 		}
 	case *syntax.ParamExp:
 		w.paramExp(p, d)
+		w.assocTwice(p)
 		if p.Param != nil && !p.Length {
 			w.arithRef(p.Param.Value, p.Param)
 		}
@@ -132,4 +134,19 @@ func hasQuotes(word *syntax.Word) bool {
 		}
 	}
 	return false
+}
+
+// assocTwice escalates an associative array's subscript that holds an
+// expansion, in arithmetic: bash before 5.2 expands it a second time
+// there (k='$(id)'; (( m[$k]++ )) runs id).
+func (w *walker) assocTwice(p *syntax.ParamExp) {
+	if p.Param == nil || p.Index == nil || !w.vars.assoc[p.Param.Value] {
+		return
+	}
+	if word, ok := p.Index.(*syntax.Word); ok {
+		if _, lit := fastLiteral(word); lit {
+			return
+		}
+	}
+	w.opaque(p, "arithmetic on an associative array element whose subscript has an expansion (bash before 5.2 expands it twice)")
 }

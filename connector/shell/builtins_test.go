@@ -104,6 +104,8 @@ var builtinNameAttacks = []string{
 	"echo ${!v}",
 	"x='a[$(id)]'; echo $((x))",
 	"echo $(( x ))",
+	"declare -A m; (( m[$k]++ ))",
+	"declare -A m; echo $(( m[\"$k\"] + 1 ))",
 }
 
 // builtinNameUses are ordinary uses of the same builtins; they must not
@@ -133,6 +135,8 @@ var builtinNameUses = []string{
 	"declare x=\"$v\"",
 	"x=(1 2); declare y=\"$v\"",
 	"declare -a arr=(a b)",
+	"declare -A m; m[$k]=1; echo \"${m[$k]}\"",
+	"declare -A m; (( m[x]++ ))",
 	"declare -i n; n=1; n+=2",
 	"declare -i x; x=$v true",
 	"read -r line",
