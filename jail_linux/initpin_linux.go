@@ -26,9 +26,9 @@ import (
 //     read-only like any other;
 //   - a symbolic link cannot be a mount point; its target is bound
 //     read-only where it lies in a writable tree, and the link's directory
-//     is handed to Landlock, which then grants nothing directly in it
-//     (no entry created, removed or renamed there; its subtrees stay
-//     writable).
+//     is handed to Landlock, which then lets nothing in it be removed,
+//     renamed or replaced (new entries may be made; its subtrees stay
+//     as writable as before).
 //
 // The writable trees themselves need no pinning: their parents are not
 // writable.

@@ -5,6 +5,7 @@ package jail_linux
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -79,6 +80,12 @@ func landlockRules(cfg *initConfig, handled uint64) []landlock.Rule {
 	g.devices()
 	for _, w := range cfg.Writable {
 		g.carve(w, noWrite, rRead|rWrite, 0)
+	}
+	for _, l := range cfg.pinnedLinks {
+		// the link's directory: entries may be created and written, none
+		// removed, renamed or replaced (the read-only binds, not Landlock,
+		// keep what lies below it; pinnedLinks is set with them alone)
+		g.add(filepath.Dir(l), rRead|rWrite&^(ll.AccessFSRemoveFile|ll.AccessFSRemoveDir))
 	}
 	if !cfg.MountNS {
 		for _, h := range cfg.Holes {

@@ -170,6 +170,8 @@ try umount-git umount -l .git
 try umount-config umount -l .git/config
 try umount-tmp umount -l /tmp
 try write sh -c 'echo y > src/new.go && mkdir -p src/a/b && mv src/new.go src/a/b/'
+try top-level-new sh -c 'echo y > top.txt && echo z >> top.txt && mkdir topdir'
+try top-level-rm rm top.txt
 try git-commit sh -c 'git add src && git -c user.name=a -c user.email=a@b commit -qm jailed'
 try git-log sh -c 'git log --oneline | grep -q jailed'
 `
@@ -180,12 +182,13 @@ try git-log sh -c 'git log --oneline | grep -q jailed'
 			got := parseAt(out)
 			for _, k := range []string{"mv-git", "mv-claude", "rm-claude", "rm-mcp", "replace-mcp", "codex-link",
 				"codex-target", "workflows", "envrc", "vscode-tasks", "gemini", "hooks", "commondir",
-				"alternates", "info", "git-config", "mv-git-objects", "umount-git", "umount-config", "umount-tmp"} {
+				"alternates", "info", "git-config", "mv-git-objects", "umount-git", "umount-config", "umount-tmp",
+				"top-level-rm"} { // .codex is a link: nothing in its directory may be removed
 				if got[k] != "denied" {
 					t.Errorf("%s: %q, want denied\n%s", k, got[k], out)
 				}
 			}
-			for _, k := range []string{"write", "git-commit", "git-log"} {
+			for _, k := range []string{"write", "top-level-new", "git-commit", "git-log"} {
 				if got[k] != "ok" {
 					t.Errorf("%s: %q, want ok\n%s", k, got[k], out)
 				}
@@ -200,7 +203,7 @@ try git-log sh -c 'git log --oneline | grep -q jailed'
 			}
 			for p := range after {
 				if _, ok := before[p]; !ok && !strings.HasPrefix(p, ".git/objects/") && !strings.HasPrefix(p, ".git/logs") &&
-					!strings.HasPrefix(p, ".git/refs/") && !strings.HasPrefix(p, "src/") &&
+					!strings.HasPrefix(p, ".git/refs/") && !strings.HasPrefix(p, "src/") && p != "top.txt" && p != "topdir" && p != "m" &&
 					p != ".git/index" && p != ".git/COMMIT_EDITMSG" {
 					t.Errorf("%s appeared on the host", p)
 				}

@@ -61,8 +61,8 @@ type FS struct {
 	// remove it or the directories on the way to it. A missing one gets a
 	// placeholder for the run (an empty directory, or the file named in
 	// Placeholders), created by the jail's supervisor and removed when
-	// the jail ends; a symbolic link cannot be a mount point, so the
-	// directory holding it gets no direct writes (Landlock). Without
+	// the jail ends; a symbolic link cannot be a mount point, so nothing
+	// in the directory holding it can be removed or renamed (Landlock). Without
 	// MountNS, Landlock alone denies writes to them and to the
 	// directories on the way.
 	ReadOnly []string
