@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/broker"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/jail_linux"
 	"github.com/sandbox-dev/sandbox/launcher"
@@ -209,3 +211,35 @@ func processesWith(arg string) []string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestGrantJailSecretsOnlyWhenGranted: the project jail hides ~/.ssh; a
+// grant for a write leaves it hidden, a grant for git's credentials (what
+// GrantFor gives `git push`) shows it.
+func TestGrantJailSecretsOnlyWhenGranted(t *testing.T) {
+	requireJail(t)
+	g := newGrantEnv(t)
+	home := outsideDir(t)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id"), []byte("SSH-KEY\n"), 0o600)
+	env := append(broker.Scrub(os.Environ(), nil), "HOME="+home)
+	runAs := func(grant broker.Grant) broker.Outcome {
+		oc, err := broker.Run(context.Background(), broker.Spec{
+			Root: g.root, Script: "cat ~/.ssh/id", Env: env, Timeout: time.Minute, Jail: g.jail, Grant: grant,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return oc
+	}
+	out := filepath.Join(outsideDir(t), "out")
+	if oc := runAs(broker.Grant{Write: []string{out}}); strings.Contains(oc.Stdout, "SSH-KEY") || !oc.Jailed {
+		t.Errorf("a write grant read ~/.ssh/id: %+v", oc)
+	}
+	push := broker.GrantFor([]policy.Part{{Trigger: policy.Shell, Subject: "git push origin master", Decision: policy.Escalate}}, home, env)
+	if push.Net != broker.NetAll || !slices.Contains(push.Read, filepath.Join(home, ".ssh")) {
+		t.Fatalf("git push grant %+v", push)
+	}
+	if oc := runAs(push); oc.Stdout != "SSH-KEY\n" {
+		t.Errorf("git's credentials grant did not show ~/.ssh/id: %+v", oc)
+	}
+}
