@@ -46,9 +46,14 @@ func (c *CIApprover) open() error {
 	if e, err := c.b.load(); err == nil && e.Status() != policy.StatusNothingAccepted {
 		env = e.Policy().Broker.Env
 	}
+	// approved commands run in grant jails: a ci: approve rule for git
+	// must not become unattended code execution with the pipeline's
+	// secrets through a hook the agent planted
 	ap, err := approver.New(approver.Options{
 		Queue: c.b.q, Audit: c.b.audit, Identity: approver.NewIdentity(approver.SurfaceCI),
 		EnvPass: env, Logger: c.log,
+		Jail:   &GrantJail{Folder: c.b.f, StateDir: c.b.st.Dir, Logger: c.log},
+		Policy: c.b.load,
 	})
 	c.ap = ap
 	return err
