@@ -311,3 +311,38 @@ func TestCodexAllowedCommandRunsInTheJail(t *testing.T) {
 		t.Error("the allowed command wrote outside the project")
 	}
 }
+
+// Class 26 without an agent: `sandbox hook claude` started inside
+// `sandbox run`'s jail answers from the trusted side: an allowed call is
+// allowed as it is (it is jailed already), a write to .sandbox/ is denied,
+// and an escalated call becomes a request a human approves, whose output
+// comes back. None of it reads the per-user state, which the jail hides.
+func TestHookInsideTheJailAnswersFromTheTrustedSide(t *testing.T) {
+	testenv.RequireRoot(t)
+	e := newEnv(t)
+	dir := e.project("claude", map[string]string{"data.txt": "secret\n"})
+	a := e.approver(dir, approveAll)
+	jailedHook := func(ev map[string]any) (string, error) {
+		in, _ := json.Marshal(ev)
+		cmd := exec.Command(sandboxBin, "run", "--quiet", "--dir", dir, "--", sandboxBin, "hook", "claude")
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, e.vars(), bytes.NewReader(in)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := jailedHook(preEvent(dir, "Bash", map[string]any{"command": "ls", "description": "look"}))
+	if err != nil || !strings.Contains(out, `"permissionDecision":"allow"`) || strings.Contains(out, "updatedInput") {
+		t.Errorf("allowed call inside the jail: %v\n%s", err, out)
+	}
+	out, err = jailedHook(preEvent(dir, "Write", map[string]any{"file_path": filepath.Join(dir, ".sandbox", "policy.yaml"), "content": "x"}))
+	if err != nil || !strings.Contains(out, `"permissionDecision":"deny"`) {
+		t.Errorf("write to .sandbox inside the jail: %v\n%s", err, out)
+	}
+	out, err = jailedHook(preEvent(dir, "Bash", map[string]any{"command": escalating, "description": "make data.txt private"}))
+	if err != nil {
+		t.Fatalf("escalated call inside the jail: %v\n%s", err, out)
+	}
+	mustContain(t, "the escalated call's answer", out, "APPROVED and EXECUTED", "OUTPUT-MARKER-1")
+	if req := onlyOne(t, a); req.Source != queue.SourceClaudeHook {
+		t.Errorf("request %+v", req)
+	}
+}

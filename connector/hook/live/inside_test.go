@@ -1,10 +1,18 @@
 package live
 
 import (
+	"context"
+	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/hook"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/shims"
 )
 
@@ -34,5 +42,100 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 func TestWrapRefusesNUL(t *testing.T) {
 	if _, err := (jailer{exe: "/s", root: "/p"}).Wrap("echo a\x00b", "/p"); err == nil {
 		t.Fatal("a NUL byte was wrapped")
+	}
+}
+
+// What `sandbox init` and `sandbox doctor` recorded decides whether the
+// hook jails allowed commands, and the session brief says which it is.
+func TestJailProbeDecidesTheRewrite(t *testing.T) {
+	tests := []struct {
+		name     string
+		probe    *userstate.JailProbe // nil: never probed
+		exe      string
+		state    hook.JailState
+		contains string // in the jailed command; "" when none
+		brief    string
+	}{
+		{"never probed", nil, "/bin/sandbox", hook.JailWraps, "'/bin/sandbox' run --quiet", "run inside the project jail"},
+		{"works", &userstate.JailProbe{OK: true}, "/bin/sandbox", hook.JailWraps, "--cwd-fd 3 -- bash -c", "run inside the project jail"},
+		{"degraded layers accepted", &userstate.JailProbe{OK: true, Degraded: []string{"cgroup", "seccomp"}}, "/bin/sandbox", hook.JailWraps, "--allow-degraded 'cgroup,seccomp'", "run inside the project jail"},
+		{"cannot be built", &userstate.JailProbe{Why: "missing landlock"}, "/bin/sandbox", hook.JailUnavailable, "", "cannot be built on this machine"},
+		{"agent cannot rewrite", &userstate.JailProbe{OK: true}, "", hook.JailUnknown, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := project(t)
+			st, err := userstate.Open(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.probe != nil {
+				if err := st.WriteJailProbe(*tc.probe); err != nil {
+					t.Fatal(err)
+				}
+			}
+			core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: tc.exe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer core.Close()
+			if core.JailState != tc.state {
+				t.Errorf("jail state %v, want %v", core.JailState, tc.state)
+			}
+			out, err := core.PreToolUse(context.Background(), gitStatus(dir))
+			if err != nil || out.Verdict != hook.Allow {
+				t.Fatalf("%+v %v", out, err)
+			}
+			if tc.contains == "" && out.Jailed != "" || !strings.Contains(out.Jailed, tc.contains) {
+				t.Errorf("jailed command %q, want one with %q", out.Jailed, tc.contains)
+			}
+			brief := core.Brief(hook.BriefOptions{})
+			if tc.brief != "" && !strings.Contains(brief, tc.brief) || tc.brief == "" && strings.Contains(brief, "jail") {
+				t.Errorf("brief:\n%s", brief)
+			}
+		})
+	}
+}
+
+// A corrupt probe record fails closed rather than guessing.
+func TestJailProbeUnreadableRefuses(t *testing.T) {
+	dir := project(t)
+	st, _ := userstate.Open(false)
+	os.WriteFile(filepath.Join(st.Dir, "jail-probe"), []byte("maybe\n"), 0o600)
+	if _, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: "/bin/sandbox"}); err == nil {
+		t.Fatal("an unreadable probe record was taken for an answer")
+	}
+}
+
+// Inside the jail the hook decides with the supervisor's policy cache and
+// without one escalates (never refuses) every call but the built-in
+// denials; it keeps no audit log and no originals (both need what the
+// jail hides or cannot write).
+func TestInsideDecidesWithTheCache(t *testing.T) {
+	f, _ := testenv.Project(t)
+	log := slog.New(slog.DiscardHandler)
+	core, err := openInside(f, Options{Classify: true}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := core.Classify(gitStatus(f.Root)); d.Decision != policy.Escalate {
+		t.Errorf("without a cache: %v, want escalate", d.Decision)
+	}
+	p, err := policy.Parse("policy.yaml", policy.DefaultYAML())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shims.WriteCache(f.Shims(), p); err != nil {
+		t.Fatal(err)
+	}
+	core, err = openInside(f, Options{Classify: true}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := core.Classify(gitStatus(f.Root)); d.Decision != policy.Allow {
+		t.Errorf("with the cache: %v, want allow", d.Decision)
+	}
+	if core.Audit != nil || core.Originals != nil || core.Jail != nil || core.JailState != hook.JailInside {
+		t.Errorf("inside core: %+v", core)
 	}
 }
