@@ -88,13 +88,18 @@ func createLayout(out io.Writer, f folder.Folder) error {
 		return fmt.Errorf("%s exists and is not a directory", f.Dir())
 	}
 	created := !f.Exists()
-	for _, d := range f.Subdirs() {
-		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("init: %w", err)
-		}
+	if err := f.Create(); err != nil {
+		return fmt.Errorf("init: %w", err)
 	}
 	if created {
 		fmt.Fprintf(out, "created %s\n", f.Dir())
+	}
+	changed, err := f.WriteGitIgnore()
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	if changed && !created {
+		fmt.Fprintf(out, "wrote %s (only the policy is committed)\n", f.GitIgnore())
 	}
 	return nil
 }

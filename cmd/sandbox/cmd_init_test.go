@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,5 +138,65 @@ func TestInitUnknownIntegrationSaysNotAvailable(t *testing.T) {
 		if code != 0 && !strings.Contains(errs, "not available") {
 			t.Errorf("init --%s failed without saying why: %d %s", fl.name, code, errs)
 		}
+	}
+}
+
+// TestInitKeepsBusStateOutOfGit: after init, `git add -A` stages the policy
+// and the bus's .gitignore, never requests, results, logs or the audit
+// log; a re-run on a project whose .gitignore the user edited (or that
+// predates it) puts the rules back on top and keeps the user's lines.
+func TestInitKeepsBusStateOutOfGit(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	gitIn := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	gitIn("init", "-q")
+	if code, _, errs := run(t, root, "init", root); code != 0 {
+		t.Fatalf("init: %d %s", code, errs)
+	}
+	f := folder.Folder{Root: root}
+	for _, p := range []string{filepath.Join(f.Done(), "r1.json"), f.ResultLog("r1"), filepath.Join(f.Audit(), "log.jsonl"), filepath.Join(f.Pending(), "r2.json")} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "A  .sandbox/.gitignore\nA  .sandbox/policy.yaml\n"
+	gitIn("add", "-A")
+	if got := gitIn("status", "--porcelain"); got != want {
+		t.Errorf("git status after init:\n%s\nwant:\n%s", got, want)
+	}
+
+	user := "# mine\n!/notes.md\n"
+	if err := os.WriteFile(f.GitIgnore(), []byte(user), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(t, root, "init", root); code != 0 {
+		t.Fatalf("init again: %d %s", code, errs)
+	}
+	b, err := os.ReadFile(f.GitIgnore())
+	if err != nil || !strings.HasSuffix(string(b), user) || !strings.Contains(string(b), "\n*\n") {
+		t.Errorf("re-run lost the rules or the user's lines:\n%s (%v)", b, err)
+	}
+	before := string(b)
+	run(t, root, "init", root)
+	if b, _ := os.ReadFile(f.GitIgnore()); string(b) != before {
+		t.Errorf("a third init changed .gitignore again:\n%s", b)
+	}
+	gitIn("add", "-A")
+	if got := gitIn("status", "--porcelain"); got != want {
+		t.Errorf("git status after re-run:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -113,9 +113,10 @@ func ensurePrivateDir(dir string) error {
 
 // ensureDir creates dir (results/) when missing and refuses anything but
 // a real directory there: a link planted in its place would send the
-// broker's logs elsewhere.
+// broker's logs elsewhere. It is private (0700): the logs hold the full
+// output of approved commands and the content of approved reads.
 func ensureDir(dir string) error {
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("approver: %w", err)
 	}
 	fi, err := os.Lstat(dir)
@@ -124,6 +125,11 @@ func ensureDir(dir string) error {
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("approver: %s: %w", dir, ErrNotRegular)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("approver: %w", err)
+		}
 	}
 	return nil
 }

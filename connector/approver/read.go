@@ -46,7 +46,7 @@ func (a *Approver) readFile(req *queue.Request, onOutput func(string, []byte)) *
 // carries the capped content anyway.
 func (a *Approver) writeReadLog(id string, data []byte) string {
 	path := a.f.ResultLog(id)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 	if err != nil {
 		a.log.Warn("no log for an approved read", "id", id, "err", err)
 		return ""

@@ -1,6 +1,12 @@
 package folder
 
-import "path/filepath"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
 
 // Dir is the .sandbox/ directory itself.
 func (f Folder) Dir() string { return filepath.Join(f.Root, DirName) }
@@ -16,6 +22,13 @@ func (f Folder) Tmp() string { return filepath.Join(f.Escalations(), "tmp") }
 
 // Pending holds requests waiting for a human.
 func (f Folder) Pending() string { return filepath.Join(f.Escalations(), "pending") }
+
+// Staging is where the trusted side stages what it writes into claimed/,
+// done/ and joins/ (results, deny notes, the join index) before renaming
+// it into place. Unlike Tmp it is not writable in the jail: a jailed
+// process that could open a staged result as it appears would keep its
+// handle across the rename and could rewrite the decision.
+func (f Folder) Staging() string { return filepath.Join(f.Escalations(), "staging") }
 
 // Claimed holds requests an approver has taken.
 func (f Folder) Claimed() string { return filepath.Join(f.Escalations(), "claimed") }
@@ -50,7 +63,47 @@ func (f Folder) Shims() string { return filepath.Join(f.Dir(), "shims") }
 // Subdirs lists every directory `sandbox init` creates, parents first.
 func (f Folder) Subdirs() []string {
 	return []string{
-		f.Dir(), f.Escalations(), f.Tmp(), f.Pending(), f.Claimed(), f.Done(),
+		f.Dir(), f.Escalations(), f.Tmp(), f.Pending(), f.Staging(), f.Claimed(), f.Done(),
 		f.Quarantine(), f.Joins(), f.Waiters(), f.Results(), f.Audit(), f.Originals(), f.Shims(),
 	}
+}
+
+// Private lists the directories that only the trusted side reads or
+// writes, created 0700: staged decisions, quarantined files and the full
+// output of executed requests.
+func (f Folder) Private() []string {
+	return []string{f.Staging(), f.Quarantine(), f.Results()}
+}
+
+// Create makes every directory of the layout that is missing (parents
+// first): the private ones 0700, the others 0755. A private directory
+// that an older version created more open is narrowed to 0700. Existing
+// entries must be directories, not links.
+func (f Folder) Create() error {
+	private := map[string]bool{}
+	for _, d := range f.Private() {
+		private[d] = true
+	}
+	for _, d := range f.Subdirs() {
+		perm := os.FileMode(0o755)
+		if private[d] {
+			perm = 0o700
+		}
+		if err := os.Mkdir(d, perm); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s exists and is not a directory", d)
+		}
+		if private[d] && fi.Mode().Perm() != perm {
+			if err := os.Chmod(d, perm); err != nil {
+				return fmt.Errorf("create %s: %w", d, err)
+			}
+		}
+	}
+	return nil
 }

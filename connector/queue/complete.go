@@ -86,7 +86,8 @@ func (c *Claim) fill(res *Result) {
 	}
 }
 
-// writeResult stages done/ID.json in tmp/ and renames it into done/.
+// writeResult stages done/ID.json in staging/ (never tmp/, which the jail
+// can write) and renames it into done/.
 func (q *Queue) writeResult(res *Result) error {
 	data, err := encode(res)
 	if err != nil {
@@ -95,7 +96,7 @@ func (q *Queue) writeResult(res *Result) error {
 	if len(data) > MaxFileSize {
 		return fmt.Errorf("result %s: %d bytes: %w", res.ID, len(data), ErrInvalid)
 	}
-	if err := atomicfile.WriteFileVia(q.f.Tmp(), q.path(StateDone, res.ID), data, 0o644); err != nil {
+	if err := atomicfile.WriteFileVia(q.f.Staging(), q.path(StateDone, res.ID), data, 0o600); err != nil {
 		return fmt.Errorf("result %s: %w", res.ID, err)
 	}
 	return nil
@@ -140,12 +141,12 @@ func (q *Queue) gatePath(id string) string {
 const gateRun = "run\n"
 
 // createGate publishes content as id's gate atomically and exclusively:
-// it is written to a file in tmp/ and hard-linked into place, which fails
+// it is written to a file in staging/ and hard-linked into place, which fails
 // if the gate exists. won is false when someone else created it first.
 func (q *Queue) createGate(id string, content []byte) (won bool, err error) {
 	path := q.gatePath(id)
-	tmp := filepath.Join(q.f.Tmp(), id+".gate-"+NewID())
-	if err := os.WriteFile(tmp, content, 0o644); err != nil {
+	tmp := filepath.Join(q.f.Staging(), id+".gate-"+NewID())
+	if err := writeNew(tmp, content); err != nil {
 		return false, fmt.Errorf("gate: %w", err)
 	}
 	defer os.Remove(tmp)
@@ -163,7 +164,7 @@ func (q *Queue) createGate(id string, content []byte) (won bool, err error) {
 // deny note it may be seen empty for a moment: any gate that is not a
 // complete deny note means "running".
 func (q *Queue) createRunGate(id string) (won bool, err error) {
-	f, err := os.OpenFile(q.gatePath(id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	f, err := os.OpenFile(q.gatePath(id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
@@ -175,4 +176,18 @@ func (q *Queue) createRunGate(id string) (won bool, err error) {
 		err = cerr
 	}
 	return true, err
+}
+
+// writeNew creates path exclusively (0600, never through a link) with
+// content.
+func writeNew(path string, content []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -129,7 +129,7 @@ func (q *Queue) joinable(res *Result) bool {
 // lost entry only means the next identical request asks the human again.
 // Called with the bus lock held.
 func (q *Queue) addJoin(key, id string) {
-	f, err := os.OpenFile(q.joinIndex(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
+	f, err := os.OpenFile(q.joinIndex(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o600)
 	if err != nil {
 		q.log.Warn("join index", "err", err)
 		return
@@ -158,8 +158,8 @@ func (q *Queue) compactJoins() {
 			keep.WriteString(line + "\n")
 		}
 	}
-	tmp := filepath.Join(q.f.Tmp(), "joins-"+NewID())
-	if err := os.WriteFile(tmp, []byte(keep.String()), 0o644); err == nil {
+	tmp := filepath.Join(q.f.Staging(), "joins-"+NewID())
+	if err := writeNew(tmp, []byte(keep.String())); err == nil {
 		if err := os.Rename(tmp, q.joinIndex()); err != nil {
 			os.Remove(tmp)
 		}

@@ -89,7 +89,12 @@ func Open(f folder.Folder, opts ...Option) (*Queue, error) {
 		o(q)
 	}
 	for _, d := range q.dirs() {
-		if err := ensureDir(d); err != nil {
+		if err := ensureDir(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []string{q.f.Staging(), q.f.Quarantine()} {
+		if err := ensureDir(d, 0o700); err != nil {
 			return nil, err
 		}
 	}
@@ -102,7 +107,7 @@ func (q *Queue) Folder() folder.Folder { return q.f }
 func (q *Queue) dirs() []string {
 	return []string{
 		q.f.Dir(), q.f.Escalations(), q.f.Tmp(), q.f.Pending(), q.f.Claimed(),
-		q.f.Done(), q.f.Quarantine(), q.joinsDir(), q.waitersDir(),
+		q.f.Done(), q.joinsDir(), q.waitersDir(),
 	}
 }
 
@@ -125,10 +130,12 @@ func (q *Queue) path(s State, id string) string {
 	return filepath.Join(dir, id+".json")
 }
 
-func ensureDir(d string) error {
+// ensureDir creates d with perm when missing; a private directory (perm
+// 0700) made by an older version is narrowed to 0700, best effort.
+func ensureDir(d string, perm os.FileMode) error {
 	fi, err := os.Lstat(d)
 	if os.IsNotExist(err) {
-		if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) {
+		if err := os.Mkdir(d, perm); err != nil && !os.IsExist(err) {
 			return fmt.Errorf("queue dir: %w", err)
 		}
 		fi, err = os.Lstat(d)
@@ -138,6 +145,9 @@ func ensureDir(d string) error {
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%s: %w", d, ErrUnsafeLayout)
+	}
+	if perm == 0o700 && fi.Mode().Perm()&0o077 != 0 {
+		os.Chmod(d, perm)
 	}
 	return nil
 }

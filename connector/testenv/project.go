@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"os"
 	"runtime"
 	"testing"
 
@@ -36,10 +35,8 @@ func Folder(t testing.TB, root string) folder.Folder {
 	if err != nil {
 		t.Fatalf("folder: %v", err)
 	}
-	for _, d := range f.Subdirs() {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatalf("folder: %v", err)
-		}
+	if err := f.Create(); err != nil {
+		t.Fatalf("folder: %v", err)
 	}
 	return f
 }
