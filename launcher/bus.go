@@ -81,7 +81,7 @@ func OpenBus(o BusOptions) (b *Bus, err error) {
 			return nil, err
 		}
 	}
-	if b.q, err = queue.Open(b.f, queue.WithLogger(b.log)); err != nil {
+	if b.q, err = queue.Open(b.f, queue.WithLogger(b.log), queue.WithKey(b.st.Key)); err != nil {
 		return nil, err
 	}
 	defer func() {

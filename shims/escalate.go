@@ -13,6 +13,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // MaxWait bounds how long a shim waits for a decision: a request still
@@ -33,7 +34,7 @@ func (s *site) escalate(call []string, cwd string, d policy.Decision) int {
 	if note != "" {
 		fmt.Fprintf(os.Stderr, "sandbox: %s\n", note)
 	}
-	q, err := queue.Open(s.folder)
+	q, err := queue.Open(s.folder, resultKey())
 	if err != nil {
 		return refuse("`%s` needs approval, but the queue cannot be opened: %v", show(call), err)
 	}
@@ -142,4 +143,19 @@ func signalNumber(sig os.Signal) int {
 		return int(n)
 	}
 	return 2
+}
+
+// resultKey has the queue verify results with the per-user key outside
+// the jail. Inside it the key is out of reach (hidden) and not needed:
+// done/ is read-only there and the trusted side stages nothing where the
+// jail can write, so every result the shim can see came from outside.
+func resultKey() queue.Option {
+	if os.Getenv(EnvJail) == "1" {
+		return func(*queue.Queue) {}
+	}
+	st, err := userstate.Open(false)
+	if err != nil {
+		return func(*queue.Queue) {}
+	}
+	return queue.WithKey(st.Key)
 }

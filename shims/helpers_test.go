@@ -81,7 +81,11 @@ func newFixture(t *testing.T, policyYAML string) *fixture {
 	if err := Install(fx.shimDir, exe, []string{"git", "curl"}); err != nil {
 		t.Fatal(err)
 	}
-	if fx.q, err = queue.Open(f); err != nil {
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx.q, err = queue.Open(f, queue.WithKey(st.Key)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fx.q.Close() })

@@ -113,7 +113,11 @@ func newRunProject(t *testing.T, policyYAML string) *runProject {
 		}
 		p.sandbox("policy", "accept", "--yes", "--dir", root)
 	}
-	if p.q, err = queue.Open(p.f); err != nil {
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.q, err = queue.Open(p.f, queue.WithKey(st.Key)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.q.Close() })

@@ -30,11 +30,14 @@ type approverEnv struct {
 // openApprover opens f's queue and audit log with the per-user state and
 // returns an approver deciding as the current user through surface.
 func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approverEnv, error) {
+	if err := approver.RefuseNonHuman(); err != nil {
+		return nil, err
+	}
 	st, err := userstate.Open(true)
 	if err != nil {
 		return nil, err
 	}
-	q, err := queue.Open(f, queue.WithLogger(logger))
+	q, err := queue.Open(f, queue.WithLogger(logger), queue.WithKey(st.Key))
 	if err != nil {
 		return nil, err
 	}
@@ -79,4 +82,15 @@ func (e *approverEnv) Close() error {
 // stderrLogger reports warnings and errors of the libraries on w.
 func stderrLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// userKey has the queue verify results with the per-user key when this
+// process can read it (a reader without it, inside the jail, relies on
+// done/ being read-only there; see docs/QUEUE.md).
+func userKey() queue.Option {
+	st, err := userstate.Open(false)
+	if err != nil {
+		return func(*queue.Queue) {}
+	}
+	return queue.WithKey(st.Key)
 }

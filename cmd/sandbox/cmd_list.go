@@ -54,7 +54,7 @@ func runList(_ context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)))
+	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)), userKey())
 	if err != nil {
 		return err
 	}

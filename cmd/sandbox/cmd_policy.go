@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
@@ -136,6 +137,9 @@ func policyDiff(accepted, current []byte) string {
 }
 
 func runPolicyAccept(_ context.Context, opts *policyOptions) error {
+	if err := approver.RefuseNonHuman(); err != nil {
+		return err
+	}
 	f, st, err := policyState(opts, true)
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ func submitAndFollow(ctx context.Context, f folder.Folder, req *queue.Request, o
 		return err
 	}
 	defer lg.Close()
-	q, err := queue.Open(f, queue.WithLogger(logger))
+	q, err := queue.Open(f, queue.WithLogger(logger), userKey())
 	if err != nil {
 		return err
 	}

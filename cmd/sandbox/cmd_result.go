@@ -44,7 +44,7 @@ func runResult(ctx context.Context, opts *resultOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)))
+	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)), userKey())
 	if err != nil {
 		return err
 	}

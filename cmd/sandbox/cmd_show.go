@@ -50,7 +50,7 @@ func runShow(_ context.Context, opts *showOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)))
+	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)), userKey())
 	if err != nil {
 		return err
 	}

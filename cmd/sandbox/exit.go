@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 )
 
@@ -13,6 +14,10 @@ const (
 	exitFailure = 1
 	exitUsage   = 2
 	exitNoDir   = 3
+	// exitNotHuman: a command that decides (approve, deny, watch, serve,
+	// policy accept, restore) was started from inside a jail or from an
+	// agent's process tree; it did nothing. 4 is run --ci's (run_bus.go).
+	exitNotHuman = 5
 )
 
 // exitError carries a specific exit code out of a command. msg, when not
@@ -44,6 +49,8 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, folder.ErrNotFound):
 		return exitNoDir
+	case errors.Is(err, approver.ErrNotHuman):
+		return exitNotHuman
 	case isUsageError(err):
 		return exitUsage
 	}

@@ -19,6 +19,14 @@ var (
 	// ErrDeniedBeforeStart: a deny reached the request before this
 	// approval started it; it was not run.
 	ErrDeniedBeforeStart = errors.New("denied by another approver before it started")
+	// ErrNotHuman: an approver command was started from inside a jail or
+	// from an agent's process tree (a Makefile, a package.json script or
+	// a test the agent wrote); it decides nothing.
+	ErrNotHuman = errors.New("refused: approvals come from a human's terminal, not from an agent or a jail")
+	// ErrSelfProtected: the request targets what protects the sandbox
+	// itself (.sandbox/, the per-user state, the policy, the audit log);
+	// it is never executed, whatever the human clicked.
+	ErrSelfProtected = errors.New("refused: the request targets the sandbox's own protection")
 	// ErrNoMemory: "approve always" without a remembered-decisions store.
 	ErrNoMemory = errors.New("remembered decisions are not available here")
 	// ErrNotRemembered: the request was approved and run once, but the

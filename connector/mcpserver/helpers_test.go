@@ -94,7 +94,7 @@ func setupFixture(t testing.TB, env ...string) *fixture {
 	if err := policy.Accept(f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
-	q, err := queue.Open(f)
+	q, err := queue.Open(f, queue.WithKey(st.Key))
 	if err != nil {
 		t.Fatal(err)
 	}

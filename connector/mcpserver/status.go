@@ -90,7 +90,11 @@ func (s *Server) collect() *Status {
 		st.Policy = s.status.policy(f, us, s.log)
 		st.Audit = s.status.audit(f, us)
 	}
-	st.Pending, st.Recent = s.requests()
+	var key []byte
+	if us != nil {
+		key = us.Key
+	}
+	st.Pending, st.Recent = s.requests(key)
 	return st
 }
 
@@ -119,9 +123,9 @@ func auditSummary(rep *audit.Report) AuditStatus {
 
 // requests lists the pending and claimed requests, and the most recent
 // finished ones (ids sort by creation time).
-func (s *Server) requests() (pending, recent []RequestInfo) {
+func (s *Server) requests(key []byte) (pending, recent []RequestInfo) {
 	pending, recent = []RequestInfo{}, []RequestInfo{}
-	q, err := queue.Open(s.opts.Folder, queue.WithLogger(s.log))
+	q, err := queue.Open(s.opts.Folder, queue.WithLogger(s.log), queue.WithKey(key))
 	if err != nil {
 		return pending, recent
 	}

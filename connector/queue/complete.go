@@ -89,6 +89,9 @@ func (c *Claim) fill(res *Result) {
 // writeResult stages done/ID.json in staging/ (never tmp/, which the jail
 // can write) and renames it into done/.
 func (q *Queue) writeResult(res *Result) error {
+	if err := q.sign(res); err != nil {
+		return fmt.Errorf("result %s: %w", res.ID, err)
+	}
 	data, err := encode(res)
 	if err != nil {
 		return err

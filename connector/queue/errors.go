@@ -20,6 +20,10 @@ var (
 	// (a link, not a regular file, several links, too big, bad schema); the
 	// file has been moved to quarantine/.
 	ErrBadFile = errors.New("bad queue file")
+	// ErrForged is returned for a result whose MAC does not verify with
+	// the per-user key (or that has none): someone other than the trusted
+	// side wrote it. It also matches ErrBadFile; the file is quarantined.
+	ErrForged = errors.New("forged result (not written by an approver holding the per-user key)")
 	// ErrDenied is returned by (*Claim).Begin when a deny won the race
 	// against this approval; the request has been completed as denied.
 	ErrDenied = errors.New("request was denied")

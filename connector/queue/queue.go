@@ -39,6 +39,7 @@ type Queue struct {
 	joinWindow time.Duration
 	poll       bool
 	now        func() time.Time
+	key        []byte // the per-user key (WithKey); nil: results neither signed nor verified
 	// afterGateLost, when set (tests only), runs in Deny right after it
 	// failed to create a gate because someone else's was there.
 	afterGateLost func()

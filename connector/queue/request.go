@@ -149,4 +149,8 @@ type Result struct {
 	Summary   string    `json:"summary,omitempty"` // Summarize(request), escaped
 	Session   string    `json:"session,omitempty"`
 	Requested time.Time `json:"requested,omitzero"` // the request's Created
+
+	// MAC authenticates the result (see WithKey); empty when written by
+	// a queue without the per-user key.
+	MAC string `json:"mac,omitempty"`
 }

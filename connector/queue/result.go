@@ -43,6 +43,7 @@ func (r *Result) Validate() error {
 		{"result.log_path", r.LogPath, MaxPath},
 		{"result.summary", r.Summary, 4 * SummaryLen},
 		{"result.session", r.Session, MaxName},
+		{"result.mac", r.MAC, 64},
 	}
 	for _, c := range checks {
 		if err := text(c.field, c.s, c.max); err != nil {
@@ -74,6 +75,9 @@ func (q *Queue) Result(id string) (*Result, error) {
 	if errors.Is(err, ErrBadFile) {
 		q.quarantine(q.path(StateDone, id), err)
 	}
+	if errors.Is(err, ErrForged) {
+		q.log.Warn("a result failed verification and was quarantined: not a decision", "id", id, "err", err)
+	}
 	return res, err
 }
 
@@ -94,6 +98,9 @@ func (q *Queue) readResult(id string) (*Result, error) {
 	}
 	if res.ID != id {
 		return nil, fmt.Errorf("result %s: %w", id, badFile("id %q does not match the file name", res.ID))
+	}
+	if err := q.verify(&res); err != nil {
+		return nil, fmt.Errorf("result %s: %w", id, err)
 	}
 	return &res, nil
 }

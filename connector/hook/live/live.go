@@ -71,7 +71,7 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 		}
 	}
 	core.Queue = func() (hook.Queue, error) {
-		q, err := queue.Open(f, queue.WithLogger(log))
+		q, err := queue.Open(f, queue.WithLogger(log), queue.WithKey(st.Key))
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+)
+
+// TestApproveRefusedUnderAnAgent runs the real binary: an agent (a fake
+// `claude`) whose Makefile-like script runs `sandbox approve`, `sandbox
+// deny` or `sandbox policy accept --yes`, even with the agent's marker
+// scrubbed from the environment, is refused with exitNotHuman and
+// nothing is decided; the same `sandbox approve` from a plain shell runs.
+func TestApproveRefusedUnderAnAgent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the ancestry walk reads /proc")
+	}
+	bin := sandboxBinary(t)
+	root := project(t, true)
+	f := folder.Folder{Root: root}
+	q, err := queue.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	id, _, err := q.Submit(context.Background(), &queue.Request{Kind: queue.KindShell,
+		Shell: &queue.ShellPayload{Shell: "sh", Script: "echo approved-and-ran"}, Cwd: root, Source: queue.SourceCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := t.TempDir()
+	claude := filepath.Join(agentDir, "claude")
+	// Not `exec "$@"`: the agent stays the parent, as a real one does.
+	if err := os.WriteFile(claude, []byte("#!/bin/sh\n\"$@\"\nexit $?\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := [][]string{
+		{claude, "sh", "-c", `"$0" approve "$1"`, bin, id},
+		{claude, "sh", "-c", `env -u CLAUDECODE "$0" approve "$1"`, bin, id},
+		{claude, "sh", "-c", `"$0" deny "$1"`, bin, id},
+		{claude, "sh", "-c", `"$0" policy accept --yes`, bin},
+		{"sh", "-c", `CLAUDECODE=1 "$0" approve "$1"`, bin, id},
+	}
+	for _, argv := range cases {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = root
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != exitNotHuman {
+			t.Errorf("%v: exit %d, want %d (refused)\n%s", argv, code, exitNotHuman, out)
+		}
+		if !strings.Contains(string(out), "not from an agent") {
+			t.Errorf("%v: no reason given:\n%s", argv, out)
+		}
+	}
+	if _, err := q.Result(id); err == nil {
+		t.Fatal("a refused approver decided the request")
+	}
+	cmd := exec.Command("sh", "-c", `"$0" approve "$1"`, bin, id)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "approved-and-ran") {
+		t.Fatalf("approve from a plain shell: %v\n%s", err, out)
+	}
+}
