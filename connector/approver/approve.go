@@ -75,6 +75,9 @@ func (a *Approver) approveClaimed(ctx context.Context, c *queue.Claim, who Ident
 		a.afterClaim(c)
 	}
 	req := c.Request
+	if why := SelfProtected(a.f, req); why != "" {
+		return a.refuseProtected(c, who, why)
+	}
 	pattern, err := a.pattern(req, o)
 	if err != nil {
 		return nil, a.release(c, err)
