@@ -173,6 +173,8 @@ func approveOutcome(w io.Writer, id string, res *queue.Result, err error) error 
 		err = nil
 	}
 	switch {
+	case errors.Is(err, approver.ErrSelfProtected):
+		return &exitError{code: exitDenied, msg: fmt.Sprintf("request %s refused, nothing ran: %s", id, display.EscapeLine(err.Error()))}
 	case res.Decision == queue.Denied:
 		return &exitError{code: exitDenied, msg: fmt.Sprintf("request %s was denied by %s before it started: %s",
 			id, display.EscapeLine(res.Approver.User), display.EscapeLine(res.Reason))}

@@ -119,10 +119,34 @@ func agentProcess(p Process, self string) string {
 			}
 		}
 	}
-	if self != "" && p.Exe == self {
+	if self != "" && p.Exe == self && hostsOthers(p.Args) {
 		return "the sandbox itself (hook, MCP server, shim, `sandbox run` or a broker running an approved command)"
 	}
 	return ""
+}
+
+// hostingCommands are our commands under which other programs run: the
+// agent's hook and MCP server, the jail's supervisor, and the approvers
+// whose broker runs approved commands.
+var hostingCommands = []string{"hook", "mcp", "run", "agents", "watch", "serve", "approve", "relay"}
+
+// hostsOthers reports whether the sandbox binary started with args is a
+// shim (called by a tool's name) or one of hostingCommands. Other uses of
+// the binary above an approver (a test binary of ours, `sandbox help`)
+// are not an agent.
+func hostsOthers(args []string) bool {
+	if len(args) == 0 {
+		return true // unreadable: assume the worst
+	}
+	if !strings.HasPrefix(filepath.Base(args[0]), "sandbox") {
+		return true // a PATH shim: git, npm, curl, ...
+	}
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			return slices.Contains(hostingCommands, a)
+		}
+	}
+	return false
 }
 
 // safeName keeps a process name printable.

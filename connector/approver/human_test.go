@@ -35,7 +35,11 @@ func TestCheckHuman(t *testing.T) {
 		{"codex renamed in comm", nil, []Process{{PID: 12, Comm: "MainThread", Exe: "/opt/codex/bin/codex"}}, false},
 		{"npm run under gemini", nil, []Process{{PID: 21, Comm: "npm"}, {PID: 13, Comm: "node", Args: []string{"node", "/x/@google/gemini-cli/dist/index.js"}}}, false},
 		{"the jail's init", nil, []Process{shell, {PID: 1, Comm: "exe", Args: []string{"sandbox-jail-init"}}}, false},
-		{"an approved command (broker) or our hook above", nil, []Process{{PID: 30, Comm: "make"}, {PID: 29, Comm: "sandbox", Exe: self}, shell}, false},
+		{"an approved command (broker) above", nil, []Process{{PID: 30, Comm: "make"}, {PID: 29, Comm: "sandbox", Exe: self, Args: []string{"sandbox", "watch"}}, shell}, false},
+		{"our hook above", nil, []Process{{PID: 29, Comm: "sandbox", Exe: self, Args: []string{"/usr/local/bin/sandbox", "hook", "claude"}}}, false},
+		{"a shim above", nil, []Process{{PID: 29, Comm: "make", Exe: self, Args: []string{"/p/.sandbox/shims/make", "deploy"}}}, false},
+		{"our binary with unreadable arguments", nil, []Process{{PID: 29, Comm: "sandbox", Exe: self}}, false},
+		{"our binary doing something else", nil, []Process{{PID: 29, Comm: "sandbox.test", Exe: self, Args: []string{"sandbox.test", "-test.run=X"}}, shell}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
