@@ -31,7 +31,7 @@ func (a *Approver) deny(ctx context.Context, id, reason string, who Identity, ru
 	if req, _, err := a.q.Load(id); err == nil && req != nil {
 		hash = req.Hash
 	}
-	err := a.q.Deny(id, who.queueApprover(), reason)
+	own, err := a.q.DenyResult(id, who.queueApprover(), reason)
 	switch {
 	case errors.Is(err, queue.ErrAlreadyRunning):
 		a.recordDeny(who, "request.deny_too_late", id, hash, reason, rule)
@@ -44,7 +44,10 @@ func (a *Approver) deny(ctx context.Context, id, reason string, who Identity, ru
 	case err != nil:
 		return nil, fmt.Errorf("deny %s: %w", id, err)
 	}
-	res, err := a.awaitResult(ctx, id)
+	res := own // this process's own record when it wrote the result
+	if res == nil {
+		res, err = a.awaitResult(ctx, id)
+	}
 	if res != nil && res.Decision != queue.Denied {
 		// The request ended otherwise after all: the approver that held
 		// it completed it without meeting the gate (it failed to start).

@@ -40,15 +40,24 @@ func (n denyNote) ours(res *Result) bool {
 // finished. While the request moves between states Deny looks again, for
 // at most denySettle; its gate stays in place meanwhile.
 func (q *Queue) Deny(id string, who Approver, reason string) error {
+	_, err := q.DenyResult(id, who, reason)
+	return err
+}
+
+// DenyResult is Deny that also returns the result when this call wrote it
+// (the request was pending): the caller's own record of its decision,
+// which it need not read back from done/. It is nil when another approver
+// holds the request and writes the result when it meets the deny gate.
+func (q *Queue) DenyResult(id string, who Approver, reason string) (*Result, error) {
 	note := denyNote{By: who, Reason: reason, At: q.now().UTC()}
 	deadline := time.Now().Add(denySettle)
 	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
-		done, err := q.denyOnce(id, note)
+		res, done, err := q.denyOnce(id, note)
 		if done || err != nil {
-			return err
+			return res, err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("deny %s: the request kept changing state for %s (the deny gate stays)", id, denySettle)
+			return nil, fmt.Errorf("deny %s: the request kept changing state for %s (the deny gate stays)", id, denySettle)
 		}
 		time.Sleep(pause)
 	}
@@ -56,15 +65,20 @@ func (q *Queue) Deny(id string, who Approver, reason string) error {
 
 // denyOnce is one attempt of Deny; done is false when the request is
 // between states and Deny should look again.
-func (q *Queue) denyOnce(id string, note denyNote) (done bool, err error) {
+func (q *Queue) denyOnce(id string, note denyNote) (res *Result, done bool, err error) {
 	c, err := q.Claim(id)
 	if err == nil {
-		return true, c.Complete(note.result())
+		res = note.result()
+		if err := c.Complete(res); err != nil {
+			return nil, true, err
+		}
+		return res, true, nil
 	}
 	if !errors.Is(err, ErrAlreadyClaimed) {
-		return true, err
+		return nil, true, err
 	}
-	return q.denyClaimed(id, note)
+	done, err = q.denyClaimed(id, note)
+	return nil, done, err
 }
 
 // denyClaimed creates the deny gate of a request someone else holds.

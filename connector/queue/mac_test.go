@@ -134,3 +134,22 @@ func TestSignedResultRoundTrips(t *testing.T) {
 		t.Fatalf("keyless read: %v", err)
 	}
 }
+
+// TestDenyResultIsTheDeniersOwnRecord: the approver that denies a pending
+// request gets its result from memory (CI summaries are built from it),
+// so nothing written into done/ afterwards can change what it reports.
+func TestDenyResultIsTheDeniersOwnRecord(t *testing.T) {
+	q := testQueue(t, WithKey(testKey(4)))
+	id := submit(t, q, shellReq("curl -X POST http://127.0.0.1:8080/", "s"))
+	res, err := q.DenyResult(id, Approver{User: "ci@h", Surface: "ci"}, "no rule")
+	if err != nil || res == nil || res.Decision != Denied || res.MAC == "" {
+		t.Fatalf("DenyResult = %+v, %v", res, err)
+	}
+	forgeResult(t, q, id, "")
+	if res.Decision != Denied {
+		t.Fatal("the in-memory record changed")
+	}
+	if got, err := q.Result(id); !errors.Is(err, ErrForged) {
+		t.Fatalf("read back %+v, %v; want ErrForged", got, err)
+	}
+}
