@@ -36,6 +36,10 @@ func TestApproveRefusedUnderAnAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	req, _, err := q.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	agentDir := t.TempDir()
 	claude := filepath.Join(agentDir, "claude")
 	// Not `exec "$@"`: the agent stays the parent, as a real one does.
@@ -43,11 +47,11 @@ func TestApproveRefusedUnderAnAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := [][]string{
-		{claude, "sh", "-c", `"$0" approve "$1"`, bin, id},
-		{claude, "sh", "-c", `env -u CLAUDECODE "$0" approve "$1"`, bin, id},
+		{claude, "sh", "-c", `"$0" approve --hash "$2" "$1"`, bin, id, req.Hash},
+		{claude, "sh", "-c", `env -u CLAUDECODE "$0" approve --hash "$2" "$1"`, bin, id, req.Hash},
 		{claude, "sh", "-c", `"$0" deny "$1"`, bin, id},
 		{claude, "sh", "-c", `"$0" policy accept --yes`, bin},
-		{"sh", "-c", `CLAUDECODE=1 "$0" approve "$1"`, bin, id},
+		{"sh", "-c", `CLAUDECODE=1 "$0" approve --hash "$2" "$1"`, bin, id, req.Hash},
 	}
 	for _, argv := range cases {
 		cmd := exec.Command(argv[0], argv[1:]...)
@@ -63,7 +67,7 @@ func TestApproveRefusedUnderAnAgent(t *testing.T) {
 	if _, err := q.Result(id); err == nil {
 		t.Fatal("a refused approver decided the request")
 	}
-	cmd := exec.Command("sh", "-c", `"$0" approve "$1"`, bin, id)
+	cmd := exec.Command("sh", "-c", `"$0" approve --hash "$2" "$1"`, bin, id, req.Hash)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "approved-and-ran") {
@@ -95,7 +99,11 @@ func TestApprovePlantedReadOfTheKeyRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "approve", id)
+	req, _, err := q.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "approve", "--hash", req.Hash, id)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "own protection") {
