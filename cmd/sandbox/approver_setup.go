@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"github.com/sandbox-dev/sandbox/broker"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
@@ -61,8 +63,35 @@ func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approv
 		q.Close()
 		return nil, err
 	}
-	src := &review.Source{Folder: f, State: st, EnvPass: pass, Log: logger}
+	src := &review.Source{Folder: f, State: st, EnvPass: pass, Log: logger, Jail: grantLines(ap.GrantFor, pass)}
 	return &approverEnv{f: f, st: st, q: q, audit: lg, ap: ap, src: src}, nil
+}
+
+// grantLines describes where an approved command would run: its grant
+// jail and what it grants beyond the project jail, or, where Landlock is
+// missing, that it runs with the user's full rights (in a cgroup of its
+// own), as the broker will do.
+func grantLines(grantFor func(*queue.Request, []string) broker.Grant, pass []string) func(*queue.Request) []string {
+	return func(req *queue.Request) []string {
+		rep := launcher.Probe()
+		if l := rep.Layer(launcher.LayerLandlock); l.Status == launcher.StatusMissing {
+			return broker.DescribeUnjailed("Landlock is missing (" + l.Detail + "); in a cgroup of its own, killed whole at the end")
+		}
+		return broker.Describe(grantFor(req, broker.Scrub(os.Environ(), pass)))
+	}
+}
+
+// policyGrant is the grant an approver would give req (approver.GrantFor)
+// for the commands that show a request without deciding it.
+func policyGrant(f folder.Folder, st *userstate.State, log *slog.Logger) func(*queue.Request, []string) broker.Grant {
+	return func(req *queue.Request, env []string) broker.Grant {
+		e, _, err := policy.Load(f, st, log)
+		if err != nil || e == nil {
+			return broker.Grant{}
+		}
+		home, _ := os.UserHomeDir()
+		return broker.GrantFor(approver.Classify(e, req).Parts, home, env)
+	}
 }
 
 // envPassList is the accepted policy's broker.env: the variables approved

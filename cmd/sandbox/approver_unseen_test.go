@@ -85,6 +85,14 @@ func TestShowListsEveryHitRiskiestFirst(t *testing.T) {
 			if strings.Contains(out, "not listed") || strings.Contains(out, "more parts") {
 				t.Fatalf("show capped the hits:\n%s", out)
 			}
+			// Where an approval runs: its grant jail and what it grants
+			// (or, without Landlock, that it runs with the user's rights).
+			if !strings.Contains(out, "runs in a grant jail") && !strings.Contains(out, "runs WITHOUT a jail") {
+				t.Fatalf("show does not say where it runs:\n%s", out)
+			}
+			if !strings.Contains(out, "read: "+os.Getenv("HOME")+"/.ssh/id_rsa") && !strings.Contains(out, "runs WITHOUT a jail") {
+				t.Fatalf("the grant does not name the secret read it is for:\n%s", out[:min(len(out), 2000)])
+			}
 			var hits []string
 			for _, l := range strings.Split(out, "\n") {
 				if strings.HasPrefix(strings.TrimSpace(l), "!") || strings.HasPrefix(strings.TrimSpace(l), "✗") || strings.HasPrefix(strings.TrimSpace(l), "✓") {

@@ -85,7 +85,7 @@ func headlines(f folder.Folder, q *queue.Queue, items []queue.Summary, log *slog
 	if err != nil {
 		return out
 	}
-	src := &review.Source{Folder: f, State: st, Log: log}
+	src := &review.Source{Folder: f, State: st, Log: log, Jail: grantLines(policyGrant(f, st, log), envPassList(f, st, log))}
 	for _, it := range items {
 		if it.State != queue.StatePending {
 			continue

@@ -79,7 +79,9 @@ func runShow(_ context.Context, opts *showOptions) error {
 		if err != nil {
 			return err
 		}
-		src := &review.Source{Folder: f, State: st, EnvPass: envPassList(f, st, stderrLogger(opts.err)), Log: stderrLogger(opts.err)}
+		log := stderrLogger(opts.err)
+		pass := envPassList(f, st, log)
+		src := &review.Source{Folder: f, State: st, EnvPass: pass, Log: log, Jail: grantLines(policyGrant(f, st, log), pass)}
 		renderRequest(opts.out, req, src.Review(req), renderOptions{now: time.Now()})
 		fmt.Fprintf(opts.out, "  %-8s %s\n", "state", state)
 		return nil

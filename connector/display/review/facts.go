@@ -28,7 +28,11 @@ type Source struct {
 	State  *userstate.State
 	// EnvPass is the broker's environment pass-list (nil: the default).
 	EnvPass []string
-	Log     *slog.Logger
+	// Jail, when set, describes where an approved command of req runs:
+	// its grant jail and what it grants (broker.Describe), or why it runs
+	// without one. nil: approved commands run as the user, unjailed.
+	Jail func(req *queue.Request) []string
+	Log  *slog.Logger
 
 	mu sync.Mutex
 	// engine and loaded are the policy engine reused for engineTTL
@@ -80,10 +84,10 @@ func (s *Source) policy() *policy.Engine {
 	return e
 }
 
-// where says, in a few lines, where an approval of req runs: as whom and
-// inside what, in which directory and repository, with which environment.
-// Approved commands run today as the approver's user, outside any jail:
-// the line says so plainly.
+// where says, in a few lines, where an approval of req runs: inside what
+// (the grant jail and what it grants, from Jail; without it, as the
+// approver's user outside any jail, said plainly), in which directory and
+// repository, with which environment.
 func (s *Source) where(req *queue.Request) []string {
 	switch req.Kind {
 	case queue.KindShell:
@@ -94,6 +98,9 @@ func (s *Source) where(req *queue.Request) []string {
 		in := dir
 		if real, err := filepath.EvalSymlinks(dir); err == nil && real != filepath.Clean(dir) {
 			in += " (a link to " + real + ")"
+		}
+		if s.Jail != nil {
+			return append(s.Jail(req), "in "+in, repository(dir, s.Folder.Root), "environment: "+envLine(s.EnvPass))
 		}
 		return []string{
 			"runs as you (" + queue.LocalUser() + "), outside any jail, with your full rights, in " + in,

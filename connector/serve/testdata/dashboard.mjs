@@ -75,7 +75,8 @@ try {
   await page.click('#pending-list .item:first-child');
   await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
   const fields = await page.textContent('#d-fields');
-  for (const want of ['runs', 'outside any jail', 'script', 'cwd', 'source', 'agent', 'why', 'policy', 'hash', '\\u202e']) {
+  if (!/grant jail|WITHOUT a jail/.test(fields)) fail('the detail does not say where it runs: ' + fields);
+  for (const want of ['runs', 'script', 'cwd', 'source', 'agent', 'why', 'policy', 'hash', '\\u202e']) {
     if (!fields.includes(want)) fail('detail lacks ' + want + ': ' + fields);
   }
   await page.keyboard.press('a');
