@@ -8,6 +8,7 @@ type optSpec struct {
 	optShort  string   // short options with an optional attached argument (sed -i[SUF])
 	argLong   []string // long options that take an argument (--opt VAL, --opt=VAL)
 	posixStop bool     // options end at the first operand (wrappers)
+	exact     bool     // long options are never abbreviated (clap, argparse-less tools)
 }
 
 // option is one parsed option. name is "-x" or "--long" (before any =).
@@ -122,7 +123,7 @@ func mayBeOption(a Word) bool {
 // argument.
 func (s *optSpec) longTakesArg(name string) bool {
 	for _, l := range s.argLong {
-		if longIs(name, l) {
+		if name == l || !s.exact && longIs(name, l) {
 			return true
 		}
 	}

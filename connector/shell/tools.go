@@ -76,6 +76,12 @@ func toolHandler(name string) handler {
 		return gofmtTool
 	case "pytest", "py.test":
 		return pytestTool
+	case "mvn", "mvnw":
+		return mvnTool
+	case "gradle", "gradlew":
+		return gradleTool
+	case "dotnet":
+		return dotnetTool
 	case "cargo":
 		return cargoTool
 	case "sqlite3":
@@ -98,7 +104,7 @@ func toolHandler(name string) handler {
 	if spec := toolSpecs()[name]; spec != nil {
 		return func(w *walker, argv []Word, c cmdCtx) { w.applySpec(spec, argv, c) }
 	}
-	return nil
+	return lintHandler(name)
 }
 
 // applySpec emits the effects a table-described tool has.

@@ -17,9 +17,9 @@ func makeTool(w *walker, argv []Word, c cmdCtx) {
 			w.a.opaqueSrc(c.src, "make variable override "+clip(op.Text)+" can change the commands recipes run")
 		}
 	}
-	for _, d := range p.values("-C", "--directory") {
+	for _, d := range p.values("-C", "--directory", "-f", "--file", "--makefile") {
 		if leavesDir(d) {
-			w.a.opaqueSrc(c.src, "make -C runs the makefile of another directory: "+clip(d.Text))
+			w.a.opaqueSrc(c.src, "make runs the recipes of a makefile elsewhere: "+clip(d.Text))
 		}
 	}
 	for _, f := range p.values("-f", "--file", "--makefile") {
@@ -46,6 +46,18 @@ func npmTool(w *walker, argv []Word, c cmdCtx) {
 		}
 		if o.name == "-c" && (name == "npx" || len(p.operands) > 0 && (p.operands[0].Text == "exec" || p.operands[0].Text == "x")) {
 			w.a.opaqueSrc(c.src, name+" -c runs a command string")
+		}
+	}
+	for _, o := range p.opts {
+		// yarn --cwd, pnpm -C/--dir: run another package's scripts.
+		if o.name == "--cwd" || o.name == "--dir" || o.name == "-C" {
+			d := o.value
+			if !o.hasVal {
+				d = nextWord(argv, o.name)
+			}
+			if leavesDir(d) {
+				w.a.opaqueSrc(c.src, name+" "+o.name+" runs the scripts of a package elsewhere: "+clip(d.Text))
+			}
 		}
 	}
 	ops := p.operands
@@ -119,4 +131,14 @@ func sqliteTool(w *walker, argv []Word, c cmdCtx) {
 	if len(ops) > 0 {
 		w.pathEffect(Write, ops[0], "sqlite3 opens the database", c.src)
 	}
+}
+
+// nextWord returns the word after the first one spelled opt ("" if none).
+func nextWord(argv []Word, opt string) Word {
+	for i, a := range argv[:len(argv)-1] {
+		if a.Text == opt && !a.Dynamic {
+			return argv[i+1]
+		}
+	}
+	return Word{}
 }
