@@ -20,12 +20,24 @@
 //
 // # Processes
 //
-// On Unix the command runs in a new session (setsid), hence its own process
-// group with no controlling terminal: a prompt for a password fails at once
-// instead of stopping on the approver's terminal. When the leader exits, on
-// timeout and on cancellation the whole group is killed (timeout and
-// cancellation: SIGTERM, then SIGKILL after KillGrace; after a normal exit:
-// SIGKILL to whatever the command left running). A process that escapes the
-// group (its own setsid) is not tracked; output drains for at most
-// DrainTimeout after the leader is gone.
+// With a Jailer (Spec.Jail) the command runs in a grant jail of its own:
+// the project jail widened by exactly what the approval named (Grant,
+// GrantFor, Describe), in a cgroup that is killed whole when the command
+// ends, times out or is cancelled, so nothing it started survives, setsid
+// or not. Where no jail can be built it runs without one, in a cgroup of
+// its own where possible, and Outcome.Where says so.
+//
+// Without a Jailer, on Unix the command runs in a new session (setsid),
+// hence its own process group with no controlling terminal: a prompt for
+// a password fails at once instead of stopping on the approver's
+// terminal. When the leader exits, on timeout and on cancellation the
+// whole group is killed (timeout and cancellation: SIGTERM, then SIGKILL
+// after KillGrace; after a normal exit: SIGKILL to whatever the command
+// left running). A process that escapes the group (its own setsid) is not
+// tracked there; output drains for at most DrainTimeout after the leader
+// is gone. On Windows the command starts suspended in a Job Object of its
+// own with kill-on-close, which ends every process it started.
+//
+// Either way the command gets its three streams and no other descriptor
+// of the approver's.
 package broker

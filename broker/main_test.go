@@ -13,6 +13,9 @@ import (
 // these tests make sure of it.
 func TestMain(m *testing.M) {
 	launcher.MaybeInit()
+	if role := os.Getenv(roleVar); role != "" {
+		os.Exit(runRole(role))
+	}
 	dir, err := os.MkdirTemp("", "broker-state-")
 	if err != nil {
 		panic(err)

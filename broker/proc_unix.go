@@ -102,3 +102,9 @@ func signalName(n int) string {
 	}
 	return fmt.Sprintf("signal %d", n)
 }
+
+// procOS is nothing on Unix: the process group is the command's.
+type procOS struct{}
+
+func (p *proc) afterStart() error { return nil }
+func (p *proc) release()          {}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/windows"
 )
 
 const oNoFollow = 0 // O_EXCL creation never follows a reparse point
@@ -28,16 +30,24 @@ func command(s Spec) (path string, args []string, err error) {
 	return path, s.Argv, nil
 }
 
+// sysProcAttr starts the command suspended, so that it enters its Job
+// Object (afterStart) before it can start anything.
 func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | windows.CREATE_SUSPENDED}
 }
 
-// killGroup kills the leader only; killing the tree needs a Job Object
-// (a later issue).
+// killGroup terminates the command's Job Object: the command and every
+// process it started, detached or not (Windows has no SIGTERM: both end
+// it at once).
 func (p *proc) killGroup(sig syscall.Signal) {
-	if sig == syscall.SIGKILL || sig == syscall.SIGTERM {
-		p.cmd.Process.Kill()
+	if sig != syscall.SIGKILL && sig != syscall.SIGTERM {
+		return
 	}
+	if p.os.job != 0 {
+		windows.TerminateJobObject(p.os.job, 1)
+		return
+	}
+	p.cmd.Process.Kill()
 }
 
 func (p *proc) awaitExit() {

@@ -79,6 +79,7 @@ type proc struct {
 	pumps   sync.WaitGroup
 	readers []*os.File // our ends of stdout and stderr
 	stdin   *os.File   // our end of stdin, nil without Stdin
+	os      procOS     // what this OS tracks the command's processes with
 }
 
 // start checks the working directory and starts the command with its
@@ -99,6 +100,9 @@ func start(s Spec, path string, args []string, o *output) (p *proc, err error) {
 	p.started = time.Now()
 	err = p.cmd.Start()
 	closeAll(child)
+	if err == nil {
+		err = p.afterStart()
+	}
 	if err != nil {
 		closeAll(append(p.readers, p.stdin))
 		return nil, fmt.Errorf("%w: %s: %w", ErrStart, args[0], err)

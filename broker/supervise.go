@@ -12,6 +12,7 @@ import (
 func (p *proc) finish(ctx context.Context, s Spec, o *output) (oc Outcome, err error) {
 	timedOut, ctxErr := p.supervise(ctx, s.Timeout)
 	waitErr := p.reap()
+	p.release()
 	oc.Finished = time.Now()
 	p.drain()
 	oc.Started, oc.Duration, oc.TimedOut = p.started, oc.Finished.Sub(p.started), timedOut
