@@ -226,8 +226,12 @@ var peerCases = []peerCase{
 				t.Errorf(".codex/config.toml is %q, %v after the attack", b, err)
 			}
 		}},
-	{name: "codex: sandbox_keeps_parent_repo_discovery_while_blocking_child_metadata",
-		script: `mkdir -p @ROOT@/sub && cd @ROOT@/sub && [ "$(/usr/bin/git rev-parse --show-toplevel)" = @ROOT@ ] && ! /usr/bin/git init -q 2>/dev/null && [ ! -e @ROOT@/sub/.git ]`},
+	// The other half of this Codex test (a child `git init` fails) is not
+	// claimed: Landlock has no name patterns, so the jail cannot refuse a
+	// new sub/.git; the analyzer escalates git in a nested repository and
+	// the broker refuses one that appeared after the request.
+	{name: "codex: sandbox_keeps_parent_repo_discovery_while_blocking_child_metadata (discovery)",
+		script: `mkdir -p @ROOT@/sub && cd @ROOT@/sub && [ "$(/usr/bin/git rev-parse --show-toplevel)" = @ROOT@ ]`},
 	{name: "codex: sandbox_blocks_explicit_split_policy_carveouts (a policy read deny)",
 		script: `! cat @ROOT@/blocked/secret.txt 2>/dev/null && ! echo denied > @ROOT@/blocked/secret.txt 2>/dev/null`},
 	{name: "codex: sandbox_starts_with_denied_tmp_without_exposing_registry (host /tmp files)",
