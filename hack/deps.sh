@@ -12,6 +12,8 @@ debs=(
   tmux             # terminal approver tests drive `sandbox watch` in a pty
   git              # shim and connector tests push to local bare repos
   curl             # jail tests reach the egress proxy with a real client
+  wget             # the peers' jail suites (cmd/sandbox/run_peers_linux_test.go) try it too
+  openssh-client   # ... and ssh
   chromium         # the dashboard's browser test (playwright-core drives Debian's chromium)
   wine64           # hack/test-windows.sh runs the Windows tests under Wine 8
   binutils-mingw-w64-x86-64 # as and ld build the forwarder DLL Go binaries need under Wine 8
