@@ -221,6 +221,19 @@ var adversarial = []string{
 	"rsync -e 'sh -c id' a b",
 	"sort -o /etc/x f",
 	"sort --compress-program=sh f",
+	// A list of files to read, named in a file or on stdin: the files
+	// it names are reads of unknown paths (printf '%s\0' ~/.ssh/id_rsa >f
+	// first, then sort printed the key).
+	"sort --files0-from=f",
+	"sort --files0-from f",
+	"sort --files0=f",
+	"printf '%s\\0' ~/.ssh/id_rsa | sort --files0-from=-",
+	"wc --files0-from=f",
+	"du --files0-from=f",
+	"file -f f",
+	"file --files-from f",
+	"find -files0-from f",
+	"find . -files0-from f -name x",
 	"sort -uo /tmp/x f",
 	"uniq a /etc/x",
 	"go test -exec sh ./...",

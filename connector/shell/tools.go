@@ -22,6 +22,7 @@ type toolSpec struct {
 	skip        int      // operands before the files (chmod MODE)
 	skipUnless  []string // options that remove the skipped operands (--reference)
 	readOpts    []string // options whose value is a file read
+	listOpts    []string // options whose value is a file naming the files it reads (--files0-from)
 	writeOpts   []string // options whose value is a file written
 	globOpts    []string // options whose value is a glob the tool matches names with
 	opaqueOpts  []string // options that run other programs, each "--opt reason"
@@ -161,6 +162,11 @@ func (w *walker) opaqueOptions(s *toolSpec, p parsedArgs, name string, c cmdCtx)
 func (w *walker) optionFiles(s *toolSpec, p parsedArgs, name string, c cmdCtx) {
 	for _, f := range p.values(s.readOpts...) {
 		w.pathEffect(Read, f, name+" reads the file", c.src)
+	}
+	for _, f := range p.values(s.listOpts...) {
+		w.pathEffect(Read, f, name+" reads the list of files", c.src)
+		w.a.add(Effect{Kind: Read, Path: "(the files " + f.Text + " names)", Dynamic: true,
+			Reason: name + " reads the files a list names", Source: c.src})
 	}
 	for _, f := range p.values(s.writeOpts...) {
 		w.pathEffect(Write, f, name+" writes the file", c.src)

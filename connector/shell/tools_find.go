@@ -71,6 +71,15 @@ func (w *walker) findExpr(expr, starts []Word, c cmdCtx) {
 		case "-delete":
 			w.a.opaqueSrc(c.src, "find -delete removes every match")
 			w.each(Write, starts, "find -delete removes files under it", c)
+		case "-files0-from":
+			// The start points come from a file (or stdin): trees of
+			// unknown names are listed.
+			if i+1 < len(expr) {
+				w.pathEffect(Read, expr[i+1], "find -files0-from reads the list of start points", c.src)
+				w.a.add(Effect{Kind: Read, Path: "(the start points " + expr[i+1].Text + " names)", Dynamic: true,
+					Reason: "find lists the trees a list names", Source: c.src})
+			}
+			i++
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
 			w.a.opaqueSrc(c.src, "find "+t+" writes a file")
 			if i+1 < len(expr) {
