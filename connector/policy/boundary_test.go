@@ -18,16 +18,24 @@ func boundaryEnv(t *testing.T) (testEnv, *Engine) {
 	}
 	env := newTestEnv(t)
 	for path, data := range map[string]string{
-		".env":                  "TOKEN=1",
-		"app/.env.local":        "TOKEN=2",
-		"src/main.go":           "package main",
-		"package.json":          `{"name":"x"}`,
-		"nested/.git/config":    "[core]\n\tfsmonitor = /tmp/x\n",
-		"nested/deep/f.txt":     "x",
-		"pointer/.git":          "gitdir: /tmp/elsewhere\n",
-		"../home/.ssh/id_rsa":   "KEY",
-		"../home/.aws/config":   "[default]",
-		"../home/notes/todo.md": "x",
+		".env":               "TOKEN=1",
+		"app/.env.local":     "TOKEN=2",
+		"src/main.go":        "package main",
+		"package.json":       `{"name":"x"}`,
+		"nested/.git/config": "[core]\n\tfsmonitor = /tmp/x\n",
+		"nested/deep/f.txt":  "x",
+		"pointer/.git":       "gitdir: /tmp/elsewhere\n",
+		// A bare repository under another name: git takes a directory
+		// with HEAD, objects and refs for one and reads its config.
+		"bare/HEAD":                        "ref: refs/heads/master\n",
+		"bare/config":                      "[diff]\n\texternal = /tmp/x\n",
+		"bare/objects/info/alternates":     "../../.git/objects\n",
+		"bare/refs/heads/master":           "0000000000000000000000000000000000000000\n",
+		"headless/objects/info/alternates": "x\n",
+		"headless/refs/heads/master":       "x\n",
+		"../home/.ssh/id_rsa":              "KEY",
+		"../home/.aws/config":              "[default]",
+		"../home/notes/todo.md":            "x",
 	} {
 		mustWrite(t, filepath.Join(env.root, path), data)
 	}
@@ -96,6 +104,9 @@ func TestBoundaryNeverAllowed(t *testing.T) {
 		{"cd nested && git status", "escalate"},
 		{"cd nested/deep && git log", "escalate"},
 		{"cd pointer && git status", "escalate"},
+		{"cd bare && git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD", "escalate"},
+		{"cd bare/refs/heads && git log", "escalate"},
+		{"cd headless && echo 'ref: refs/heads/m' > HEAD && git diff A B", "escalate"},
 		{"env -C nested git status", "escalate"},
 		{"env --chdir=nested/deep git log", "escalate"},
 		{"env -C /tmp git status", ""},

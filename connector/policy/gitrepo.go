@@ -85,7 +85,12 @@ func gitChdirs(args []shell.Word) ([]string, bool) {
 }
 
 // nestedRepo returns the first directory from dir up to (not including)
-// the project root that holds a .git, or "".
+// the project root that holds a .git or is a git directory itself, or "".
+// git takes a directory with HEAD, objects and refs for a (bare)
+// repository and reads its config: the agent can write those files
+// anywhere in the project (evil/HEAD, evil/config with diff.external,
+// evil/objects/info/alternates pointing at the project's objects), and
+// `cd evil && git diff A B` ran the program.
 func (e *Engine) nestedRepo(dir string) string {
 	rootFold := foldSegments(e.rootSegs)
 	for d := dir; ; {
@@ -96,10 +101,24 @@ func (e *Engine) nestedRepo(dir string) string {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
+		if looksLikeGitDir(d) {
+			return d
+		}
 		parent := filepath.Dir(d)
 		if parent == d {
 			return ""
 		}
 		d = parent
 	}
+}
+
+// looksLikeGitDir reports a directory git could take for a repository of
+// its own: it has a HEAD, or both objects and refs (a script can write
+// the HEAD before it runs git). Any type counts, links included.
+func looksLikeGitDir(d string) bool {
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(d, name))
+		return err == nil
+	}
+	return exists("HEAD") || exists("objects") && exists("refs")
 }
