@@ -234,6 +234,13 @@ var adversarial = []string{
 	"file --files-from f",
 	"find -files0-from f",
 	"find . -files0-from f -name x",
+	// Text utilities the default policy allows print their files: comm,
+	// paste and fold printed ~/.ssh/id_rsa.
+	"comm ~/.ssh/id_rsa /dev/null",
+	"paste ~/.ssh/id_rsa",
+	"paste -d, .env x",
+	"fold -w 80 ~/.ssh/id_rsa",
+	"fold -w80 .env",
 	"sort -uo /tmp/x f",
 	"uniq a /etc/x",
 	"go test -exec sh ./...",

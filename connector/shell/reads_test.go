@@ -143,3 +143,27 @@ func TestRgSkipsHidden(t *testing.T) {
 		t.Error("RIPGREP_CONFIG_PATH can add --pre to every rg")
 	}
 }
+
+// Every text utility that prints its files reads them, and a list of
+// files to read (--files0-from, file -f) is a read of unknown paths.
+func TestTextUtilitiesRead(t *testing.T) {
+	var cases [][2]string
+	for _, name := range []string{"cat", "tac", "nl", "rev", "head", "tail", "wc", "cut", "sort", "od", "hexdump",
+		"strings", "base64", "column", "md5sum", "sha256sum", "comm", "paste", "fold", "join", "expand",
+		"unexpand", "fmt", "pr", "tsort", "shuf", "cmp", "diff"} {
+		cases = append(cases, [2]string{name + " ~/.ssh/id_rsa x", "read:~/.ssh/id_rsa"})
+	}
+	cases = append(cases, [][2]string{
+		{"paste -d, ~/.ssh/id_rsa", "read:~/.ssh/id_rsa"},
+		{"fold -w 80 ~/.ssh/id_rsa", "read:~/.ssh/id_rsa"},
+		{"join -t, a ~/.ssh/id_rsa", "read:~/.ssh/id_rsa"},
+		{"shuf -o /tmp/x f", "write:/tmp/x"},
+		{"sort --files0-from=f", "read:f"},
+		{"sort --files0-from=f", "read:(the files f names)"},
+		{"wc --files0-from=-", "read:(the files - names)"},
+		{"du --files0-from f", "read:(the files f names)"},
+		{"file -f list", "read:(the files list names)"},
+		{"find -files0-from f -name x", "read:(the start points f names)"},
+	}...)
+	runShows(t, cases)
+}
