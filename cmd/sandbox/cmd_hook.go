@@ -86,7 +86,7 @@ func runHook(ctx context.Context, opts *hookOptions) error {
 			return nil, err
 		}
 		return live.Open(ctx, cwd, live.Options{Agent: p.Name, Classify: classify, Wait: opts.wait,
-			DeferAllow: opts.deferAllow, BeforeWait: opts.beforeWait, Log: hookLogger(), Exe: exe})
+			DeferAllow: opts.deferAllow, BeforeWait: opts.beforeWait, Log: hookLogger(), Exe: exe, ProbeJail: probeJail})
 	}
 	if err := claude.Run(ctx, p, opts.stdin, opts.stdout, open); err != nil {
 		return &exitError{exitHookRefused, "hook: " + oneLine(err.Error())}

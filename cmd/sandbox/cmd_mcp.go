@@ -55,7 +55,7 @@ func runMCP(ctx context.Context, opts *mcpOptions, args []string) error {
 	if err != nil {
 		return fmt.Errorf("locating the sandbox binary (allowed commands run in its jail): %w", err)
 	}
-	s, err := mcpserver.New(mcpserver.Options{Folder: f, Version: buildVersion(), Exe: exe,
+	s, err := mcpserver.New(mcpserver.Options{Folder: f, Version: buildVersion(), Exe: exe, ProbeJail: probeJail,
 		Log: slog.New(slog.NewTextHandler(opts.errOut, &slog.HandlerOptions{Level: level}))})
 	if err != nil {
 		return err

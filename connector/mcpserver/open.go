@@ -18,7 +18,7 @@ import (
 // everything but the built-in denials goes to a human (the approver,
 // outside the jail, audits what it decides).
 func (s *Server) openLive(ctx context.Context) (*hook.Core, error) {
-	core, err := live.Open(ctx, s.opts.Folder.Root, live.Options{Agent: Agent, Classify: true, Wait: hook.MaxWait, Log: s.log, Exe: s.opts.Exe})
+	core, err := live.Open(ctx, s.opts.Folder.Root, live.Options{Agent: Agent, Classify: true, Wait: hook.MaxWait, Log: s.log, Exe: s.opts.Exe, ProbeJail: s.opts.ProbeJail})
 	if err == nil {
 		return core, s.ensurePolicy(core)
 	}

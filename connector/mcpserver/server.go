@@ -21,6 +21,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // Wait bounds of run_privileged and check_request, in seconds.
@@ -58,7 +59,9 @@ type Options struct {
 	// its project jail (`Exe run ...`, as the hook rewrites them). Empty
 	// runs them with the server's rights (tests, embedders).
 	Exe string
-	Log *slog.Logger
+	// ProbeJail is live.Options.ProbeJail.
+	ProbeJail func() userstate.JailProbe
+	Log       *slog.Logger
 }
 
 // Server is one MCP server for one folder.

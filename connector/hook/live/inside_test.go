@@ -139,3 +139,24 @@ func TestInsideDecidesWithTheCache(t *testing.T) {
 		t.Errorf("inside core: %+v", core)
 	}
 }
+
+// A folder set up before the probe was recorded: the hook probes once and
+// records the answer for the next calls.
+func TestMissingJailProbeIsProbedOnce(t *testing.T) {
+	dir := project(t)
+	probes := 0
+	probe := func() userstate.JailProbe { probes++; return userstate.JailProbe{Why: "missing landlock"} }
+	for range 2 {
+		core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: "/bin/sandbox", ProbeJail: probe})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if core.JailState != hook.JailUnavailable || core.Jail != nil {
+			t.Errorf("state %v jail %v", core.JailState, core.Jail)
+		}
+		core.Close()
+	}
+	if probes != 1 {
+		t.Errorf("probed %d times, want once", probes)
+	}
+}

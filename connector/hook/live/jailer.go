@@ -64,15 +64,25 @@ func shellQuote(s string) string {
 
 // jailFor is the core's jailer and jail state in connector mode, from
 // what `sandbox init` or `sandbox doctor` recorded about this machine
-// (inside the jail Open never gets here). Never having probed is treated as "the
-// jail works": a jailed command that cannot start then fails with run's
-// own message, instead of running unjailed without anyone having looked.
-func jailFor(f folder.Folder, st *userstate.State, exe string) (hook.Jailer, hook.JailState, error) {
+// (inside the jail Open never gets here). When nothing was recorded (a
+// folder set up by an older sandbox) it probes once and records the
+// result; without a prober (tests) it takes "the jail works": a jailed
+// command that cannot start then fails with run's own message, instead of
+// running unjailed without anyone having looked.
+func jailFor(f folder.Folder, st *userstate.State, exe string, probe func() userstate.JailProbe) (hook.Jailer, hook.JailState, error) {
 	if exe == "" {
 		return nil, hook.JailUnknown, nil
 	}
 	p, err := st.ReadJailProbe()
 	switch {
+	case errors.Is(err, userstate.ErrNoJailProbe) && probe != nil:
+		p = probe()
+		if err := st.WriteJailProbe(p); err != nil {
+			return nil, 0, err
+		}
+		if !p.OK {
+			return nil, hook.JailUnavailable, nil
+		}
 	case errors.Is(err, userstate.ErrNoJailProbe):
 		p = userstate.JailProbe{OK: true}
 	case err != nil:

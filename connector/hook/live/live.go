@@ -37,7 +37,12 @@ type Options struct {
 	// with (`Exe run ...`); empty leaves them as they came (tests, and
 	// callers that are not the sandbox binary).
 	Exe string
-	Log *slog.Logger
+	// ProbeJail probes whether the jail can be built here, once, when
+	// `sandbox init` or `sandbox doctor` never recorded it (a folder set up
+	// by an older sandbox); the result is recorded for the next calls.
+	// Nil takes a missing record for "the jail works".
+	ProbeJail func() userstate.JailProbe
+	Log       *slog.Logger
 }
 
 // Open returns the core for the project that holds cwd.
@@ -62,7 +67,7 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 		Originals: originals.Open(f),
 		Options:   hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
 	}
-	if core.Jail, core.JailState, err = jailFor(f, st, o.Exe); err != nil {
+	if core.Jail, core.JailState, err = jailFor(f, st, o.Exe, o.ProbeJail); err != nil {
 		return nil, err
 	}
 	if o.Classify {
