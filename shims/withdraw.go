@@ -96,14 +96,14 @@ func ServeWithdrawals(ctx context.Context, q *queue.Queue, session string, log *
 
 // withdrawMarked handles every withdraw marker in tmp/.
 func withdrawMarked(q *queue.Queue, session string, log *slog.Logger) {
-	d, err := os.Open(q.Folder().Tmp())
+	d, err := os.Open(q.TmpDir())
 	if err != nil {
 		return
 	}
 	names, _ := d.Readdirnames(4096)
 	d.Close()
 	for _, name := range names {
-		path := filepath.Join(q.Folder().Tmp(), name)
+		path := filepath.Join(q.TmpDir(), name)
 		if id, ok := strings.CutSuffix(name, markerExt); ok {
 			handleMarker(q, session, id, path, "the shim was interrupted before anyone decided", log)
 		} else if id, ok := strings.CutSuffix(name, aliveExt); ok && aliveGone(path) {

@@ -48,6 +48,11 @@ type Queue struct {
 	// waiters holds the waiter markers this Queue registered in Submit,
 	// by request id, until Wait consumes them or Close releases them.
 	waiters map[string][]*waiter
+
+	// tmp and pending are the directories tmp/ and pending/ as Open found
+	// them (see anchor); anchors keeps them open.
+	tmp, pending string
+	anchors      []*os.File
 }
 
 // Option configures Open.
@@ -99,8 +104,26 @@ func Open(f folder.Folder, opts ...Option) (*Queue, error) {
 			return nil, err
 		}
 	}
+	for _, d := range []*string{&q.tmp, &q.pending} {
+		plain := q.f.Tmp()
+		if d == &q.pending {
+			plain = q.f.Pending()
+		}
+		p, f, err := anchor(plain)
+		if err != nil {
+			return nil, err
+		}
+		*d = p
+		if f != nil {
+			q.anchors = append(q.anchors, f)
+		}
+	}
 	return q, nil
 }
+
+// TmpDir is tmp/ as Open found it: the trusted side lists and removes
+// files there through it, never through a link planted since.
+func (q *Queue) TmpDir() string { return q.tmp }
 
 // Folder returns the folder this queue belongs to.
 func (q *Queue) Folder() folder.Folder { return q.f }
@@ -122,7 +145,7 @@ func (q *Queue) path(s State, id string) string {
 	var dir string
 	switch s {
 	case StatePending:
-		dir = q.f.Pending()
+		dir = q.pending
 	case StateClaimed:
 		dir = q.f.Claimed()
 	default:

@@ -53,7 +53,7 @@ func (q *Queue) expire(reqs []*Request) []*Request {
 	}
 	q.sweepWaiters()
 	q.compactJoins()
-	q.sweep(q.f.Tmp(), staleAge)
+	q.sweep(q.tmp, staleAge)
 	q.sweep(q.f.Staging(), staleAge)
 	return kept
 }

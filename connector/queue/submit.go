@@ -104,7 +104,7 @@ func encode(v any) ([]byte, error) {
 // stage writes data to tmp/ID.json (created exclusively, never through a
 // link) and fsyncs it.
 func (q *Queue) stage(id string, data []byte) (path string, err error) {
-	path = filepath.Join(q.f.Tmp(), id+".json")
+	path = filepath.Join(q.tmp, id+".json")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 	if err != nil {
 		return "", fmt.Errorf("stage request: %w", err)
@@ -143,7 +143,7 @@ func (q *Queue) checkRoom() error {
 // countPending counts the entries of pending/, reading no more names than
 // the limit needs.
 func (q *Queue) countPending() (int, error) {
-	d, err := os.Open(q.f.Pending())
+	d, err := os.Open(q.pending)
 	if err != nil {
 		return 0, fmt.Errorf("count pending: %w", err)
 	}
