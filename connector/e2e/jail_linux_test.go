@@ -63,10 +63,11 @@ func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 }
 
 // The README's two quick starts together: `sandbox init . --claude --mcp`
-// and then `sandbox run -- claude`. The hooks run inside the jail, where
-// the per-user state is hidden: an allowed call runs (jailed, not
-// rewritten again), an escalated one goes through the bus to a scripted
-// human, and both outputs reach the model.
+// and then `sandbox run -- claude`. The hooks and the MCP server run
+// inside the jail, where the per-user state is hidden: an allowed call
+// runs (jailed, not rewritten again), an escalated one goes through the
+// bus to a scripted human, the MCP server runs an allowed command, and
+// every output reaches the model.
 func TestClaudeHooksWorkUnderSandboxRun(t *testing.T) {
 	testenv.RequireRoot(t)
 	e := newEnv(t)
@@ -74,7 +75,9 @@ func TestClaudeHooksWorkUnderSandboxRun(t *testing.T) {
 	e.mustSandbox("init", dir, "--mcp")
 	model := startModel(t,
 		bashCall(`echo allowed-marker; grep NoNewPrivs /proc/self/status`, "show the jail"),
-		bashCall(escalating, "make data.txt private (e2e)"))
+		bashCall(escalating, "make data.txt private (e2e)"),
+		fakemodel.Reply{Text: "Asking the MCP server.", ToolCalls: []fakemodel.ToolCall{{
+			Name: "mcp__sandbox__run_privileged", Input: map[string]any{"command": "echo mcp-marker; grep NoNewPrivs /proc/self/status", "reason": "show the jail"}}}})
 	addr := forward(t, "127.0.0.2", strings.TrimPrefix(model.URL, "http://"))
 	// Claude Code's own git calls go through the jail's shims too: they
 	// are not what this test is about, and a human would deny them
@@ -95,6 +98,11 @@ func TestClaudeHooksWorkUnderSandboxRun(t *testing.T) {
 	}
 	esc := resultOf(t, model.MainRequests(), 2)
 	mustContain(t, "the escalated call's result", esc.Content, "sandbox: APPROVED and EXECUTED", "OUTPUT-MARKER-1")
+	mcp := resultOf(t, model.MainRequests(), 3)
+	mustContain(t, "the MCP call's result", mcp.Content, "mcp-marker", "NoNewPrivs:")
+	if mcp.IsError {
+		t.Errorf("the MCP server inside the jail failed:\n%s", mcp.Content)
+	}
 	var hooked []queue.Summary
 	for _, r := range a.answered() {
 		if r.Source == queue.SourceClaudeHook {
@@ -115,7 +123,7 @@ func (e *env) runClaudeJailed(t *testing.T, dir, baseURL, addr string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sandboxBin, "run", "--quiet", "--dir", dir, "--", client(t, "claude"),
-		"-p", "do the task", "--output-format", "json", "--allowedTools", "Bash")
+		"-p", "do the task", "--output-format", "json", "--allowedTools", "Bash,mcp__sandbox__run_privileged")
 	cmd.Dir = dir
 	cmd.Env = e.vars("ANTHROPIC_BASE_URL="+baseURL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CONFIG_DIR="+t.TempDir(),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1")
