@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# bench-connector.sh: what connector mode's jailing adds to an allowed Bash
+# call (the hook's answer with updatedInput + the rewritten command's jail
+# start and exit, the agent's own bash start excluded), against Codex's
+# per-command sandbox (`codex sandbox -- /bin/true`, the native binary of
+# hack/clients) and bubblewrap's start overhead, in one interleaved run.
+#
+#   hack/bench-connector.sh [ROUNDS]   (default 40; root for every layer;
+#                                      $SANDBOX when set, else `make build`)
+#
+# Targets (issue 12): at most 1/5 of Codex's overhead, at most 2x
+# bubblewrap's.
+set -euo pipefail
+rounds=${1:-40}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /var/tmp/bench-connector.XXXXXX) # not /tmp: the jail's /tmp is its own
+trap 'rm -rf "$work"' EXIT
+command -v bwrap >/dev/null || { echo "bench-connector: bwrap is not installed" >&2; exit 1; }
+if [ -n "${SANDBOX:-}" ]; then
+  dd if="$SANDBOX" of="$work/sandbox" bs=1M status=none && chmod 755 "$work/sandbox"
+else
+  (cd "$root" && make -s build BIN="$work/sandbox")
+fi
+# Codex refuses to place its sandbox helper under a temporary directory
+export XDG_STATE_HOME=$work/state CODEX_HOME=${HOME}/.cache/sandbox-bench-codex
+mkdir -p "$work/project" "$CODEX_HOME"
+"$work/sandbox" init "$work/project" --claude >/dev/null
+codex=$(ls "$root"/hack/clients/node_modules/@openai/codex-linux-*/vendor/*/bin/codex 2>/dev/null | head -1 || true)
+
+cat >"$work/bench.go" <<'GO'
+// bench runs each command once per round, interleaved, and prints the
+// median wall time of each, then the connector figure and its verdicts.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"time"
+)
+
+func main() {
+	rounds, _ := strconv.Atoi(os.Args[1])
+	sb, event, codex := os.Args[2], os.Args[3], os.Args[4]
+	first := exec.Command(sb, "hook", "claude")
+	first.Stdin, _ = os.Open(event)
+	ans, err := first.Output()
+	var a struct {
+		HookSpecificOutput struct{ UpdatedInput struct{ Command string } }
+	}
+	if err != nil || json.Unmarshal(ans, &a) != nil || a.HookSpecificOutput.UpdatedInput.Command == "" {
+		fmt.Fprintf(os.Stderr, "bench-connector: the hook did not rewrite the call: %v %s\n", err, ans)
+		os.Exit(1)
+	}
+	cmds := [][]string{{"/bin/true"}, {"bash", "-c", "true"},
+		{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "/bin/true"},
+		{sb, "hook", "claude"}, {"bash", "-c", a.HookSpecificOutput.UpdatedInput.Command}}
+	if codex != "" {
+		cmds = append(cmds, []string{codex, "sandbox", "--", "/bin/true"})
+	}
+	times := make([][]time.Duration, len(cmds))
+	for r := 0; r < rounds+3; r++ {
+		for i, c := range cmds {
+			cmd := exec.Command(c[0], c[1:]...)
+			if len(c) > 1 && c[1] == "hook" {
+				f, _ := os.Open(event)
+				cmd.Stdin = f
+				defer f.Close()
+			}
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "%v: %v\n%s", c, err, out)
+				os.Exit(1)
+			}
+			if r >= 3 {
+				times[i] = append(times[i], time.Since(start))
+			}
+		}
+	}
+	ms := make([]float64, len(cmds))
+	for i := range cmds {
+		t := times[i]
+		sort.Slice(t, func(a, b int) bool { return t[a] < t[b] })
+		ms[i] = float64(t[len(t)/2].Microseconds()) / 1000
+	}
+	fmt.Printf("median of %d rounds (wall):\n", rounds)
+	names := []string{"/bin/true", "bash -c true", "bwrap --unshare-all /bin/true", "sandbox hook claude (allowed, rewritten)", "bash -c <the rewritten true>", "codex sandbox -- /bin/true"}
+	for i := range cmds {
+		fmt.Printf("  %-42s %8.2f ms\n", names[i], ms[i])
+	}
+	added := ms[3] + ms[4] - ms[1]
+	bw := ms[2] - ms[0]
+	fmt.Printf("connector: a jailed allowed Bash call adds %.2f ms: %.2fx bwrap's overhead (%.2f ms; target <= 2): %s",
+		added, added/bw, bw, verdict(added <= 2*bw))
+	if codex != "" {
+		cx := ms[5] - ms[0]
+		fmt.Printf("; %.2f of codex sandbox's (%.2f ms; target <= 0.2): %s", added/cx, cx, verdict(added <= cx/5))
+	} else {
+		fmt.Print("; codex sandbox not installed (npm ci --prefix hack/clients)")
+	}
+	fmt.Println()
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+GO
+
+cat >"$work/event.json" <<JSON
+{"session_id":"bench","transcript_path":"/dev/null","cwd":"$work/project","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"nothing"},"tool_use_id":"toolu_bench"}
+JSON
+echo "== connector: an allowed Bash call jailed (hook + jail start + exit) vs bwrap and codex sandbox"
+cd "$work/project"
+go run "$work/bench.go" "$rounds" "$work/sandbox" "$work/event.json" "$codex" | tee "$work/out"
+grep '^connector:' "$work/out" >>"${BENCH_OUT:-$work}/summary"
