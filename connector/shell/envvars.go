@@ -42,6 +42,21 @@ var dangerousVars = sync.OnceValue(func() map[string]string {
 		"GOROOT_FINAL": "", "PKG_CONFIG": "", "FC": "", "RUSTDOC": "", "RUSTUP_TOOLCHAIN": "",
 		"RIPGREP_CONFIG_PATH": "rg reads options (--pre runs programs) from the file", "GREP_OPTIONS": "",
 		"JAVA_HOME": "", "GRADLE_USER_HOME": "", "MAVEN_ARGS": "", "M2_HOME": "", "MAVEN_HOME": "",
+		// The C compiler cgo (and cargo, pip, node-gyp) runs: where gcc
+		// finds cc1, as and ld (COMPILER_PATH=./x go build ran ./x/cc1),
+		// what it includes and links, where it writes dependency files;
+		// clang's argument overrides.
+		"COMPILER_PATH": "gcc runs its cc1, as and ld from there", "GCC_EXEC_PREFIX": "gcc runs its cc1, as and ld from there",
+		"LIBRARY_PATH": "", "CPATH": "", "C_INCLUDE_PATH": "", "CPLUS_INCLUDE_PATH": "", "OBJC_INCLUDE_PATH": "",
+		"DEPENDENCIES_OUTPUT": "gcc writes the file", "SUNPRO_DEPENDENCIES": "gcc writes the file",
+		"GCC_COMPARE_DEBUG": "", "CCC_OVERRIDE_OPTIONS": "clang adds the options it holds",
+		"PKG_CONFIG_PATH": "", "PKG_CONFIG_LIBDIR": "", "PKG_CONFIG_SYSROOT_DIR": "",
+		// Files tools read their options or data from.
+		"MAGIC":       "file reads the magic file (and prints its lines in warnings)",
+		"TAR_OPTIONS": "tar takes options from it (--to-command runs programs)",
+		"GZIP":        "", "BZIP": "", "BZIP2": "", "XZ_OPT": "", "XZ_DEFAULTS": "",
+		"GNUPGHOME":    "gpg (git log --show-signature) reads its configuration there",
+		"OPENSSL_CONF": "OpenSSL loads the modules its configuration names", "OPENSSL_MODULES": "", "OPENSSL_ENGINES": "",
 	}
 })
 
@@ -56,7 +71,7 @@ var dangerousPrefixes = []string{
 	// cgo's compilers and flag allowlists (CGO_CFLAGS_ALLOW, ...), the
 	// cross compilers cgo runs (CC_FOR_linux_amd64), rustc wrappers and
 	// toolchains, pytest options and plugins, node's loaders and outputs.
-	"CGO_", "CC_FOR_", "CXX_FOR_", "RUSTC_", "RUSTUP_", "PYTEST_", "NODE_",
+	"CGO_", "CC_FOR_", "CXX_FOR_", "RUSTC_", "RUSTUP_", "PYTEST_", "NODE_", "TS_NODE_",
 }
 
 // dangerousVar returns why assigning name escalates, or "".
