@@ -24,7 +24,7 @@ import (
 
 // requireJail skips (fails under SANDBOX_STRICT_SKIPS=1) unless every
 // layer of the jail is there: root, Landlock, namespaces, cgroups.
-func requireJail(t *testing.T) {
+func requireJail(t testing.TB) {
 	t.Helper()
 	testenv.RequireRoot(t)
 	for _, lr := range launcher.Probe().Layers {
@@ -41,7 +41,7 @@ type grantEnv struct {
 	jail             *launcher.GrantJail
 }
 
-func newGrantEnv(t *testing.T) grantEnv {
+func newGrantEnv(t testing.TB) grantEnv {
 	t.Helper()
 	root := t.TempDir()
 	f, err := folder.New(root)
@@ -183,7 +183,7 @@ func (j noLandlock) Probe() jailspec.Report {
 
 // outsideDir is a directory that no jail writes (not under a temp dir:
 // the project jail writes those).
-func outsideDir(t *testing.T) string {
+func outsideDir(t testing.TB) string {
 	t.Helper()
 	home, err := os.UserHomeDir()
 	if err != nil {

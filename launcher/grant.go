@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/sandbox-dev/sandbox/broker"
@@ -60,6 +61,10 @@ func (g *GrantJail) Start(ctx context.Context, c broker.JailCommand) (jailspec.P
 // without the network namespace for an open network; Bare is the cgroup
 // alone.
 func grantEnforce(rep Report, c broker.JailCommand) (jailspec.Enforce, error) {
+	if runtime.GOOS != "linux" {
+		// the broker's own child then runs in a Job Object of its own
+		return jailspec.Enforce{}, fmt.Errorf("%w: no grant jail on %s yet", broker.ErrNoJail, runtime.GOOS)
+	}
 	on := func(l Layer) bool { return rep.Layer(l).Status != StatusMissing }
 	if c.Bare {
 		if !on(LayerCgroup) {
