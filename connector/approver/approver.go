@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
@@ -80,9 +79,6 @@ func New(opts Options) (*Approver, error) {
 	if err := ensureDir(f.Results()); err != nil {
 		return nil, err
 	}
-	if err := ensurePrivateDir(filepath.Join(f.Escalations(), "staging")); err != nil {
-		return nil, err
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -101,15 +97,6 @@ func (a *Approver) Identity() Identity { return a.id }
 func (a *Approver) Queue() *queue.Queue { return a.q }
 
 func (a *Approver) actor(who Identity) string { return "approver:" + who.Surface }
-
-// ensurePrivateDir is ensureDir for a directory only the trusted side
-// uses (mode 0700).
-func ensurePrivateDir(dir string) error {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("approver: %w", err)
-	}
-	return ensureDir(dir)
-}
 
 // ensureDir creates dir (results/) when missing and refuses anything but
 // a real directory there: a link planted in its place would send the

@@ -2,7 +2,6 @@ package approver
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/broker"
@@ -46,7 +45,7 @@ func (a *Approver) applyWrite(req *queue.Request) *queue.Result {
 // staging directory (.sandbox/escalations/staging, 0700), which no jail
 // can write, so that no jailed process can swap the staged file before it
 // is renamed into place.
-func (a *Approver) stagingDir() string { return filepath.Join(a.f.Escalations(), "staging") }
+func (a *Approver) stagingDir() string { return a.f.Staging() }
 
 func brokerEdits(edits []queue.Edit) []broker.Edit {
 	out := make([]broker.Edit, len(edits))
