@@ -92,14 +92,30 @@ func findRepo(root, wd string) (string, error) {
 		case d != root:
 			return "", fmt.Errorf("nested repository %s: its configuration is not the project's (run the command from the project's own repository)", g)
 		}
-		for _, planted := range []string{"commondir", "objects/info/alternates"} {
-			if _, err := os.Lstat(filepath.Join(g, planted)); err == nil {
-				return "", fmt.Errorf("%s exists: it points git at files outside the repository", filepath.Join(g, planted))
+		for planted, harmless := range map[string]string{"commondir": ".", "objects/info/alternates": ""} {
+			if p := filepath.Join(g, planted); !holds(p, harmless) {
+				return "", fmt.Errorf("%s exists: it points git at files outside the repository", p)
 			}
 		}
 		return g, nil
 	}
 	return "", nil
+}
+
+// holds reports whether p is absent, or a small regular file holding only
+// want (and white space): what a jail's placeholder for a protected name
+// holds (a commondir of "." is the repository itself, an empty alternates
+// file adds nothing).
+func holds(p, want string) bool {
+	fi, err := os.Lstat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 64 {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && strings.TrimSpace(string(b)) == want
 }
 
 // gitConfigEnv sets the pinned keys on git's command-line scope
@@ -124,6 +140,22 @@ func gitConfigEnv(env []string) []string {
 		out = append(out, "GIT_CONFIG_KEY_"+n+"="+p[0], "GIT_CONFIG_VALUE_"+n+"="+p[1])
 	}
 	return out
+}
+
+// repoConfig reads key from the project repository's own config file.
+func repoConfig(root string, env []string, key string) string {
+	git, err := findGit(env)
+	if err != nil {
+		return ""
+	}
+	cmd := exec.Command(git, "config", "--file", filepath.Join(root, ".git", "config"), "--get", key)
+	cmd.Dir = "/"
+	cmd.Env = []string{"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "PATH=" + getenv(env, "PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // globalGit reads the user's global git config (no repository, no

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,11 +26,15 @@ import (
 //
 // Denied and allowed parts add nothing: a denied part is never approved,
 // and what the policy allows is what the project jail already permits.
-func GrantFor(parts []policy.Part, home string, env []string) Grant {
+//
+// A push to a remote that is a local path (the remote's URL in the
+// project's repository, or the path given) also grants writing that
+// repository; Describe shows it, so the human sees where the push writes.
+func GrantFor(parts []policy.Part, root, home string, env []string) Grant {
 	var g Grant
 	for _, p := range parts {
 		if p.Trigger == policy.Shell {
-			g.gitUse(commandWords(p.Subject))
+			g.gitUse(commandWords(p.Subject, 2))
 		}
 		if p.Decision != policy.Escalate {
 			continue
@@ -51,7 +56,9 @@ func GrantFor(parts []policy.Part, home string, env []string) Grant {
 				g.allNetwork()
 			}
 		case policy.Shell:
-			g.tool(commandWords(p.Subject), home, env)
+			words := commandWords(p.Subject, 64)
+			g.tool(words, home, env)
+			g.localRemote(words, root, env)
 		}
 	}
 	return g
@@ -107,6 +114,38 @@ func (g *Grant) tool(words []string, home string, env []string) {
 	}
 }
 
+// localRemote grants writing the repository a `git push` goes to when
+// that is a local path.
+func (g *Grant) localRemote(words []string, root string, env []string) {
+	if len(words) < 2 || filepath.Base(words[0]) != "git" || words[1] != "push" || root == "" {
+		return
+	}
+	remote := "origin"
+	for _, w := range words[2:] {
+		if !strings.HasPrefix(w, "-") {
+			remote = w
+			break
+		}
+	}
+	url := remote
+	if !strings.ContainsAny(remote, "/:") {
+		url = repoConfig(root, env, "remote."+remote+".pushurl")
+		if url == "" {
+			url = repoConfig(root, env, "remote."+remote+".url")
+		}
+	}
+	url = strings.TrimPrefix(url, "file://")
+	if url == "" || strings.Contains(url, ":") {
+		return // a network remote, or none
+	}
+	if !filepath.IsAbs(url) {
+		url = filepath.Join(root, url)
+	}
+	if fi, err := os.Stat(url); err == nil && fi.IsDir() { // an existing repository, never a file to create
+		g.Write = addUnique(g.Write, filepath.Clean(url))
+	}
+}
+
 // ssh grants the user's ssh keys and agent.
 func (g *Grant) ssh(home string, env []string) {
 	g.credential("ssh keys (~/.ssh)", home, ".ssh")
@@ -128,10 +167,10 @@ func (g *Grant) credential(label, home string, rels ...string) {
 
 // commandWords splits a part's subject (an argv as the policy quotes it:
 // words separated by spaces, single-quoted when needed) into its first
-// two words, which is all a grant looks at.
-func commandWords(subject string) []string {
+// max words.
+func commandWords(subject string, max int) []string {
 	var words []string
-	for len(words) < 2 {
+	for len(words) < max {
 		subject = strings.TrimLeft(subject, " ")
 		if subject == "" {
 			break

@@ -235,11 +235,27 @@ func TestGrantJailSecretsOnlyWhenGranted(t *testing.T) {
 	if oc := runAs(broker.Grant{Write: []string{out}}); strings.Contains(oc.Stdout, "SSH-KEY") || !oc.Jailed {
 		t.Errorf("a write grant read ~/.ssh/id: %+v", oc)
 	}
-	push := broker.GrantFor([]policy.Part{{Trigger: policy.Shell, Subject: "git push origin master", Decision: policy.Escalate}}, home, env)
+	push := broker.GrantFor([]policy.Part{{Trigger: policy.Shell, Subject: "git push origin master", Decision: policy.Escalate}}, g.root, home, env)
 	if push.Net != broker.NetAll || !slices.Contains(push.Read, filepath.Join(home, ".ssh")) {
 		t.Fatalf("git push grant %+v", push)
 	}
 	if oc := runAs(push); oc.Stdout != "SSH-KEY\n" {
 		t.Errorf("git's credentials grant did not show ~/.ssh/id: %+v", oc)
+	}
+}
+
+// TestGrantJailNeverWritesTrustedState: a grant that names the bus or the
+// per-user state dir (a planted remote URL, say) leaves them unwritable.
+func TestGrantJailNeverWritesTrustedState(t *testing.T) {
+	requireJail(t)
+	g := newGrantEnv(t)
+	bus := filepath.Join(g.root, ".sandbox", "policy.yaml")
+	os.WriteFile(bus, []byte("v: 1\n"), 0o644)
+	oc := g.run(t, "echo x >> "+bus+"; echo x >> "+g.key, broker.Grant{Write: []string{bus, g.state}}, time.Minute)
+	if b, _ := os.ReadFile(bus); string(b) != "v: 1\n" {
+		t.Errorf("the grant wrote the bus: %q", b)
+	}
+	if b, _ := os.ReadFile(g.key); string(b) != "PER-USER-KEY\n" {
+		t.Errorf("the grant wrote the per-user state: %q (%+v)", b, oc)
 	}
 }

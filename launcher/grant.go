@@ -178,6 +178,9 @@ func widen(fs jailspec.FS, g broker.Grant, o *Options) jailspec.FS {
 		if _, err := os.Lstat(w); err != nil {
 			continue // nothing to grant (the broker creates new targets first)
 		}
+		if folder.Within(o.Folder.Dir(), w) || slices.ContainsFunc(keep, func(k string) bool { return folder.Within(k, w) || folder.Within(w, k) }) {
+			continue // self-protection: never the bus or the per-user state, whatever was approved
+		}
 		fs.Writable = append(fs.Writable, w)
 		fs.ReadOnly = slices.DeleteFunc(fs.ReadOnly, func(r string) bool { return r == w || folder.Within(w, r) })
 		fs.Hidden = unhide(fs.Hidden, w, keep)

@@ -90,7 +90,7 @@ func policyGrant(f folder.Folder, st *userstate.State, log *slog.Logger) func(*q
 			return broker.Grant{}
 		}
 		home, _ := os.UserHomeDir()
-		return broker.GrantFor(approver.Classify(e, req).Parts, home, env)
+		return broker.GrantFor(approver.Classify(e, req).Parts, f.Root, home, env)
 	}
 }
 

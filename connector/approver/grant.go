@@ -23,5 +23,5 @@ func (a *Approver) GrantFor(req *queue.Request, env []string) broker.Grant {
 		return broker.Grant{}
 	}
 	home, _ := os.UserHomeDir()
-	return broker.GrantFor(Classify(e, req).Parts, home, env)
+	return broker.GrantFor(Classify(e, req).Parts, a.f.Root, home, env)
 }
