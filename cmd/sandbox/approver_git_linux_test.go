@@ -114,3 +114,25 @@ func TestApprovedGitPushRuns(t *testing.T) {
 		t.Errorf("the push did not reach the remote: %v %s", err, b)
 	}
 }
+
+// TestApprovedGitPushIgnoresPlantedConfig: the repository's own config
+// (agent-writable in connector mode) names a hooks directory of the
+// agent's with a pre-push hook, and a pager; the approved push runs and
+// neither does.
+func TestApprovedGitPushIgnoresPlantedConfig(t *testing.T) {
+	root := gitProject(t)
+	marker := filepath.Join(root, "hook-ran")
+	hooks := filepath.Join(root, "evilhooks")
+	os.MkdirAll(hooks, 0o755)
+	os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	f, _ := os.OpenFile(filepath.Join(root, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("[core]\n\thooksPath = " + hooks + "\n\tfsmonitor = \"touch " + marker + "; false\"\n")
+	f.Close()
+	code, out, errs := approveIn(t, root, root)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("a hook or fsmonitor from the repository's config ran (exit %d)\n%s%s", code, out, errs)
+	}
+	if code != 0 {
+		t.Errorf("approve: exit %d\n%s%s", code, out, errs)
+	}
+}
