@@ -234,6 +234,10 @@ var adversarial = []string{
 	"file --files-from f",
 	"find -files0-from f",
 	"find . -files0-from f -name x",
+	// gawk (awk on many systems) opens /inet/... names as connections.
+	"awk 'BEGIN { getline x < \"/inet/tcp/0/example.com/80\"; print x }'",
+	"awk 'BEGIN { getline < \"/inet4/udp/0/192.0.2.1/53\" }'",
+	"awk 1 /inet6/tcp/0/example.com/80",
 	// Text utilities the default policy allows print their files: comm,
 	// paste and fold printed ~/.ssh/id_rsa.
 	"comm ~/.ssh/id_rsa /dev/null",

@@ -55,6 +55,7 @@ func awkTool(w *walker, argv []Word, c cmdCtx) {
 		case f.Text != "-" && strings.HasPrefix(f.Text, "-"):
 			w.a.opaqueSrc(c.src, name+" has an option after its program ("+clip(f.Text)+")")
 		case !isAssignWord(f.Text) && f.Text != "-":
+			w.awkInet(name, f.Text, c)
 			w.pathEffect(Read, f, name+" reads the file", c.src)
 		}
 	}
@@ -100,9 +101,22 @@ func (w *walker) awkProgram(name string, prog Word, c cmdCtx) {
 		w.pathEffect(Write, Word{Text: f}, name+" print > writes the file", c.src)
 	}
 	for _, f := range p.reads {
+		w.awkInet(name, f, c)
 		w.pathEffect(Read, Word{Text: f}, name+" getline < reads the file", c.src)
 	}
 	if p.getline {
 		w.a.add(Effect{Kind: Read, Path: "(awk getline <)", Dynamic: true, Reason: name + " getline reads a file named by the program", Source: c.src})
+	}
+}
+
+// awkInet escalates a file name that gawk opens as a network connection
+// (/inet/tcp/0/HOST/PORT, /inet4/..., /inet6/...), as input or with
+// getline <: awk is gawk on many systems.
+func (w *walker) awkInet(name, file string, c cmdCtx) {
+	for _, p := range []string{"/inet/", "/inet4/", "/inet6/"} {
+		if strings.HasPrefix(file, p) {
+			w.a.opaqueSrc(c.src, name+" opens "+clip(file)+" as a network connection (gawk)")
+			return
+		}
 	}
 }
