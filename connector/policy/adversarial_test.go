@@ -234,6 +234,19 @@ var adversarial = []string{
 	"file --files-from f",
 	"find -files0-from f",
 	"find . -files0-from f -name x",
+	// bash expands arithmetic, array subscripts and slice offsets as if
+	// double-quoted: single quotes there do not stop $(...) (it ran).
+	"a=(1); echo ${a['$(rm -rf ~)']}",
+	"a=(1); echo \"${a['$(rm -rf ~)']}\"",
+	"a=(1); echo ${#a['$(rm -rf ~)']}",
+	"a=(1); echo ${a['$(rm -rf ~)']:-x}",
+	"a=(1); echo ${a['`rm -rf ~`']}",
+	"echo $(( 'a[$(rm -rf ~)]' ))",
+	"echo $[ '$(rm -rf ~)' ]",
+	"(( '$(rm -rf ~)' ))",
+	"a=(1); echo ${a[@]:'$(rm -rf ~)'}",
+	"a=(1); echo ${a[@]:0:'$(rm -rf ~)'}",
+	"echo ${PATH:'$(rm -rf ~)'}",
 	// gawk (awk on many systems) opens /inet/... names as connections.
 	"awk 'BEGIN { getline x < \"/inet/tcp/0/example.com/80\"; print x }'",
 	"awk 'BEGIN { getline < \"/inet4/udp/0/192.0.2.1/53\" }'",

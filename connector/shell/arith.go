@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -105,6 +107,12 @@ func (w *walker) arithPart(p syntax.WordPart, d int) {
 			w.arithPart(q, d)
 		}
 	case *syntax.SglQuoted:
+		// bash expands arithmetic (and array subscripts, and slice
+		// offsets) as if double-quoted: single quotes do not quote
+		// there, and echo ${a['$(id)']} or $(( '$(id)' )) runs id.
+		if p.Dollar || strings.ContainsAny(p.Value, "$`") {
+			w.opaque(p, "bash expands $ and ` inside single quotes in arithmetic and array subscripts")
+		}
 	default:
 		w.opaque(p, "arithmetic operand not understood")
 	}
