@@ -152,12 +152,15 @@ func AgentDirs(agent, home string) []string {
 // ProtectedPaths are the project-relative paths that stay read-only inside
 // the writable project: the bus, code that runs outside the jail later
 // (git hooks and config, the files that send git elsewhere for them:
-// commondir, alternates, info/; CI workflows, direnv, husky) and the
+// commondir, alternates, info/, and remotes/ and branches/, whose files
+// define a remote where the config has none: `.git/remotes/origin` sent an
+// approved `git push origin master` to the agent's own repository and ran
+// its receive hooks; CI workflows, direnv, husky) and the
 // agents' own configuration (hooks, MCP servers, permissions). The jail
 // pins each whether it exists or not (see jailspec.FS.ReadOnly).
 var ProtectedPaths = []string{
 	".sandbox", ".git/hooks", ".git/config", ".git/commondir", ".git/info",
-	".git/objects/info/alternates", ".github/workflows", ".envrc", ".husky",
+	".git/objects/info/alternates", ".git/remotes", ".git/branches", ".github/workflows", ".envrc", ".husky",
 	".claude", ".mcp.json", ".cursor", ".codex", ".gemini", ".windsurf", ".vscode",
 }
 

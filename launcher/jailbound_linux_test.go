@@ -164,6 +164,8 @@ try hooks sh -c 'mkdir -p .git/hooks; echo x > .git/hooks/pre-push'
 try commondir sh -c 'echo /x > .git/commondir'
 try alternates sh -c 'echo /x > .git/objects/info/alternates'
 try info sh -c 'echo x > .git/info/attributes'
+try remotes sh -c 'mkdir -p .git/remotes; echo URL: /x > .git/remotes/origin'
+try branches sh -c 'mkdir -p .git/branches; echo /x > .git/branches/origin'
 try git-config sh -c 'echo x >> .git/config'
 try mv-git-objects mv .git/objects .git/o2
 try umount-git umount -l .git
@@ -182,7 +184,7 @@ try git-log sh -c 'git log --oneline | grep -q jailed'
 			got := parseAt(out)
 			for _, k := range []string{"mv-git", "mv-claude", "rm-claude", "rm-mcp", "replace-mcp", "codex-link",
 				"codex-target", "workflows", "envrc", "vscode-tasks", "gemini", "hooks", "commondir",
-				"alternates", "info", "git-config", "mv-git-objects", "umount-git", "umount-config", "umount-tmp",
+				"alternates", "info", "remotes", "branches", "git-config", "mv-git-objects", "umount-git", "umount-config", "umount-tmp",
 				"top-level-rm"} { // .codex is a link: nothing in its directory may be removed
 				if got[k] != "denied" {
 					t.Errorf("%s: %q, want denied\n%s", k, got[k], out)
