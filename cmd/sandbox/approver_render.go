@@ -26,6 +26,9 @@ type renderOptions struct {
 // exactly what will run.
 func renderRequest(w io.Writer, req *queue.Request, rv *review.Review, o renderOptions) {
 	fmt.Fprintf(w, "── request %s  [%s]\n", req.ID, req.Kind)
+	if rv.Refused != "" {
+		fmt.Fprintf(w, "  %-8s %s: it will not run whatever you decide; deny it\n", "REFUSED", rv.Refused)
+	}
 	if rv.Stale != "" {
 		fmt.Fprintf(w, "  %-8s %s\n", "STALE", rv.Stale)
 	}
@@ -42,8 +45,13 @@ func renderRequest(w io.Writer, req *queue.Request, rv *review.Review, o renderO
 	renderHits(w, rv)
 	renderPayload(w, req)
 	field(w, "cwd", req.Cwd)
-	field(w, "source", req.Source+"   (as the request says)")
-	field(w, "agent", orNone(req.Agent)+"   session "+orNone(req.Session))
+	if rv.Origin != "" {
+		field(w, "origin", rv.Origin)
+		field(w, "claims", rv.Claims)
+	} else {
+		field(w, "source", req.Source+"   (as the request says)")
+		field(w, "agent", orNone(req.Agent)+"   session "+orNone(req.Session))
+	}
 	if req.Justification != "" {
 		block(w, "why", req.Justification)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/queue"
 	"os"
 	"path/filepath"
 	"strings"
@@ -260,4 +262,37 @@ func TestListNamesWhatEscalated(t *testing.T) {
 		t.Fatalf("list row %q", line)
 	}
 	r.proc.Kill()
+}
+
+// What a request file says about itself is shown as a claim beside its
+// real origin, never as a fact; a request for the sandbox's own state is
+// shown as refused, and watch offers only deny for it.
+func TestShowLabelsClaimsAndRefusals(t *testing.T) {
+	root := project(t, false)
+	r := startRequest(t, root, "claims", "", "--script", "echo hi")
+	code, out, _ := run(t, root, "show", r.id)
+	if code != 0 || !strings.Contains(out, "origin   unverified") || !strings.Contains(out, "the request says") || strings.Contains(out, "source   cli") {
+		t.Fatalf("show:\n%s", out)
+	}
+	r.proc.Kill()
+	// A planted request (written straight into the queue, as a jail could).
+	f, err := folder.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	key := filepath.Join(os.Getenv("XDG_STATE_HOME"), "sandbox", "key")
+	id, _, err := q.Submit(t.Context(), &queue.Request{Kind: queue.KindRead, Read: &queue.ReadPayload{Path: key},
+		Cwd: root, Source: queue.SourceClaudeHook, Agent: "claude", PolicyReasons: []string{"allowed by rule `cat *`"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, root, "show", id)
+	if code != 0 || !strings.Contains(out, "REFUSED") || strings.Contains(out, "allowed by rule") {
+		t.Fatalf("show of a read of the key:\n%s", out)
+	}
 }

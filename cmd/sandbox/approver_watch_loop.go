@@ -129,6 +129,10 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 			pg.next(s.out, room)
 			s.typeAheadFrom()
 		case 'a', 'A':
+			if pg.rv.Refused != "" {
+				s.out.printf("✗ not approved: %s; it would be refused whatever is decided: [d] deny it\n", pg.rv.Refused)
+				break
+			}
 			if !pg.done() {
 				s.out.printf("✗ %s\n", pg.refusal())
 				break

@@ -48,20 +48,14 @@ func (s *Source) Review(req *queue.Request) *Review { return New(req, s.Facts(re
 // would run and whether anybody waits for it.
 func (s *Source) Facts(req *queue.Request) Facts {
 	f := Facts{Root: s.Folder.Root, Where: s.where(req), Stale: Stale(s.Folder, req.ID)}
-	if d, ok := s.decide(req); ok {
-		f.Decision, f.Recomputed = d, true
-	}
+	// The policy's decision recomputed from what req asks (with the
+	// built-in rules alone when the policy cannot be loaded), where it
+	// really comes from, and whether it will be refused whatever is
+	// decided; what the file says about itself is only a claim.
+	a := approver.Assess(s.policy(), s.Folder, req)
+	f.Decision, f.Recomputed = a.Decision, len(a.Decision.Parts) > 0
+	f.Origin, f.Claims, f.Refused = a.Origin, a.Claims, a.Refused
 	return f
-}
-
-// decide is the policy's decision for req, recomputed from its content
-// (what the file says about its own classification is never used).
-func (s *Source) decide(req *queue.Request) (policy.Decision, bool) {
-	e := s.policy()
-	if e == nil {
-		return policy.Decision{}, false
-	}
-	return approver.Classify(e, req), true
 }
 
 func (s *Source) policy() *policy.Engine {

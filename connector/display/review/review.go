@@ -54,6 +54,14 @@ type Review struct {
 	// Stale, when set, says why nobody waits for the answer any more: an
 	// approval then needs a second, deliberate step.
 	Stale string `json:"stale,omitempty"`
+	// Origin is where the request really comes from; Claims what its file
+	// says about itself (source, agent, session), labelled as claims.
+	Origin string `json:"origin,omitempty"`
+	Claims string `json:"claims,omitempty"`
+	// Refused, when set, says why running the request will be refused
+	// whatever is decided (it targets the sandbox's own protection):
+	// approvers offer only "deny".
+	Refused string `json:"refused,omitempty"`
 }
 
 // Facts are what the trusted side found out about a request.
@@ -63,12 +71,16 @@ type Facts struct {
 	Root       string
 	Where      []string
 	Stale      string
+	Origin     string
+	Claims     string
+	Refused    string
 }
 
 // New ranks the hits of f.Decision (or, when it was not recomputed, of the
 // reasons req carries).
 func New(req *queue.Request, f Facts) *Review {
-	r := &Review{Tier: f.Decision.Decision, Recomputed: f.Recomputed, Stale: display.EscapeLine(f.Stale)}
+	r := &Review{Tier: f.Decision.Decision, Recomputed: f.Recomputed, Stale: display.EscapeLine(f.Stale),
+		Origin: display.EscapeLine(f.Origin), Claims: display.EscapeLine(f.Claims), Refused: display.EscapeLine(f.Refused)}
 	for _, w := range f.Where {
 		r.Where = append(r.Where, display.EscapeLine(w))
 	}

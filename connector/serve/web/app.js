@@ -371,8 +371,11 @@
     const wait = performance.now() < guardUntil;
     const unseen = unseenParts(r);
     for (const b of ['btn-approve', 'btn-always', 'btn-deny']) $(b).disabled = running || wait;
-    $('btn-approve').disabled = running || wait || unseen > 0;
-    $('btn-always').disabled = running || wait || unseen > 0 || !r.pattern;
+    const refused = !!(r.review && r.review.refused);
+    $('btn-approve').disabled = running || wait || unseen > 0 || refused;
+    $('btn-always').disabled = running || wait || unseen > 0 || refused || !r.pattern;
+    $('refused').classList.toggle('hidden', !(pending && refused));
+    if (refused) $('refused-why').textContent = r.review.refused;
     $('gate').classList.toggle('hidden', !pending || unseen === 0);
     $('gate-text').textContent = unseen + (unseen === 1 ? ' part of this request is' : ' parts of this request are') +
       ' not on screen yet: scroll each box to its end, or show it all (e), before approving.';
@@ -458,9 +461,14 @@
       add(f.label, dd);
     }
     if (r.cwd) text('cwd', r.cwd);
-    if (r.source) text('source', r.source + '   (as the request says)');
-    if (r.agent) text('agent', r.agent);
-    if (r.session) text('session', r.session);
+    if (rv && rv.origin) {
+      text('origin', rv.origin);
+      text('claims', rv.claims);
+    } else {
+      if (r.source) text('source', r.source + '   (as the request says)');
+      if (r.agent) text('agent', r.agent);
+      if (r.session) text('session', r.session);
+    }
     if (r.justification) text('why', r.justification, 'why');
     if (!rv && r.policy_reasons && r.policy_reasons.length) {
       const dd = el('dd', 'reasons');
@@ -537,6 +545,10 @@
   const busy = new Set();
 
   function gateRefuses(r) {
+    if (r.review && r.review.refused) {
+      toast('Not approved: ' + r.review.refused + '. It would be refused whatever is decided: deny it.');
+      return true;
+    }
     const n = unseenParts(r);
     if (n === 0) return false;
     toast('Not approved: ' + n + (n === 1 ? ' part' : ' parts') + ' of this request not on screen yet. Scroll to the end, or press e to show it all.');
