@@ -247,6 +247,13 @@ var adversarial = []string{
 	"a=(1); echo ${a[@]:'$(rm -rf ~)'}",
 	"a=(1); echo ${a[@]:0:'$(rm -rf ~)'}",
 	"echo ${PATH:'$(rm -rf ~)'}",
+	// Inside double quotes and here-documents, single quotes in
+	// ${x:-word} (and +, =, ?) are plain characters: $(...) runs.
+	"echo \"${x:-'$(rm -rf ~)'}\"",
+	"x=1; echo \"${x:+'$(rm -rf ~)'}\"",
+	"echo \"${x:='`rm -rf ~`'}\"",
+	"echo \"${x-${y:-'$(rm -rf ~)'}}\"",
+	"cat <<EOF\n${x:-'$(rm -rf ~)'}\nEOF",
 	// gawk (awk on many systems) opens /inet/... names as connections.
 	"awk 'BEGIN { getline x < \"/inet/tcp/0/example.com/80\"; print x }'",
 	"awk 'BEGIN { getline < \"/inet4/udp/0/192.0.2.1/53\" }'",

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -105,7 +107,31 @@ func (w *walker) paramOp(p *syntax.ParamExp, d int) {
 		w.wordOpt(p.Exp.Word, d, false) // a pattern, not a value
 		return
 	}
+	switch p.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
+		syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		// Inside double quotes (and a here-document's body) single
+		// quotes in this word are plain characters: "${x:-'$(id)'}"
+		// runs id. The parser reads them as quotes either way.
+		if sglExpands(p.Exp.Word) {
+			w.opaque(p, "bash expands $ and ` inside single quotes in ${name:-word} within double quotes")
+		}
+	}
 	w.wordOpt(p.Exp.Word, d, true)
+}
+
+// sglExpands reports a single-quoted part of word that holds $ or a
+// backquote, or is $'...'.
+func sglExpands(word *syntax.Word) bool {
+	if word == nil {
+		return false
+	}
+	for _, part := range word.Parts {
+		if q, ok := part.(*syntax.SglQuoted); ok && (q.Dollar || strings.ContainsAny(q.Value, "$`")) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *walker) wordOpt(word *syntax.Word, d int, protect bool) {
