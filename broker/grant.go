@@ -54,9 +54,10 @@ type Grant struct {
 	// and pinned and the configuration keys that run programs are fixed
 	// (see gitEnv).
 	Git GitUse
-	// Notes say what else holds for this run (git's hooks and fsmonitor
-	// off, ...).
+	// Notes say what else holds for this run.
 	Notes []string
+
+	fetcher bool // GrantFor saw curl or wget (while it derives)
 }
 
 // Describe renders g as lines for an approver to show before and after

@@ -61,6 +61,10 @@ func GrantFor(parts []policy.Part, root, home string, env []string) Grant {
 			g.localRemote(words, root, env)
 		}
 	}
+	if g.fetcher && g.Net == NetNone {
+		g.allNetwork() // curl or wget to a destination the analyzer could not read
+	}
+	g.fetcher = false
 	return g
 }
 
@@ -107,10 +111,15 @@ func (g *Grant) tool(words []string, home string, env []string) {
 	case "gh":
 		g.allNetwork()
 		g.credential("GitHub CLI token", home, ".config/gh")
-	case "curl", "wget":
-		if g.Net != NetHosts {
-			g.allNetwork() // a destination the analyzer could not read
+	case "pip", "pip3", "uv", "cargo", "gem", "bundle":
+		g.allNetwork() // package registries: destinations not known in advance
+	case "go":
+		switch sub {
+		case "get", "install", "mod", "run", "build", "test":
+			g.allNetwork() // the module proxy, or the modules' own hosts
 		}
+	case "curl", "wget":
+		g.fetcher = true // hosts come from the network parts; see GrantFor
 	}
 }
 
