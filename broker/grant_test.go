@@ -29,9 +29,13 @@ func TestGrantFor(t *testing.T) {
 				return slices.Equal(g.Write, []string{"/outside/path"}) && g.Net == broker.NetNone && len(g.Read) == 0
 			}},
 		{"a secret read", []policy.Part{esc(policy.Read, "/h/.ssh/id_rsa")},
-			func(g broker.Grant) bool { return slices.Equal(g.Read, []string{"/h/.ssh/id_rsa"}) && g.Net == broker.NetNone }},
+			func(g broker.Grant) bool {
+				return slices.Equal(g.Read, []string{"/h/.ssh/id_rsa"}) && g.Net == broker.NetNone
+			}},
 		{"hosts", []policy.Part{esc(policy.Shell, "curl https://example.com/x"), esc(policy.Network, "example.com:443")},
-			func(g broker.Grant) bool { return g.Net == broker.NetHosts && slices.Equal(g.Hosts, []string{"example.com:443"}) }},
+			func(g broker.Grant) bool {
+				return g.Net == broker.NetHosts && slices.Equal(g.Hosts, []string{"example.com:443"})
+			}},
 		{"git push", []policy.Part{esc(policy.Shell, "git push origin master")},
 			func(g broker.Grant) bool {
 				return g.Net == broker.NetAll && g.Git == broker.GitRepo && slices.Contains(g.Read, "/h/.ssh") &&
@@ -40,7 +44,9 @@ func TestGrantFor(t *testing.T) {
 		{"npm publish", []policy.Part{esc(policy.Shell, "npm publish")},
 			func(g broker.Grant) bool { return g.Net == broker.NetAll && slices.Contains(g.Read, "/h/.npmrc") }},
 		{"allowed git", []policy.Part{allow(policy.Shell, "git status")},
-			func(g broker.Grant) bool { return g.Git == broker.GitRepo && g.Net == broker.NetNone && len(g.Read) == 0 }},
+			func(g broker.Grant) bool {
+				return g.Git == broker.GitRepo && g.Net == broker.NetNone && len(g.Read) == 0
+			}},
 		{"git clone", []policy.Part{esc(policy.Shell, "git clone https://x/y")},
 			func(g broker.Grant) bool { return g.Git == broker.GitNew && g.Net == broker.NetAll }},
 		{"sudo grants nothing", []policy.Part{esc(policy.Shell, "sudo rm -rf /")},
