@@ -155,13 +155,18 @@ func AgentDirs(agent, home string) []string {
 // commondir, alternates, info/, and remotes/ and branches/, whose files
 // define a remote where the config has none: `.git/remotes/origin` sent an
 // approved `git push origin master` to the agent's own repository and ran
-// its receive hooks; CI workflows, direnv, husky) and the
-// agents' own configuration (hooks, MCP servers, permissions). The jail
-// pins each whether it exists or not (see jailspec.FS.ReadOnly).
+// its receive hooks; CI configuration, which runs with the repository's
+// secrets after a push; direnv, husky; editors' tasks, which run when a
+// folder is opened: VS Code's runOn folderOpen, JetBrains' startup
+// tasks) and the agents' own configuration (hooks, MCP servers,
+// permissions). The default policy's write rules escalate the same
+// names in connector mode. The jail pins each whether it exists or not
+// (see jailspec.FS.ReadOnly).
 var ProtectedPaths = []string{
 	".sandbox", ".git/hooks", ".git/config", ".git/commondir", ".git/info",
-	".git/objects/info/alternates", ".git/remotes", ".git/branches", ".github/workflows", ".envrc", ".husky",
-	".claude", ".mcp.json", ".cursor", ".codex", ".gemini", ".windsurf", ".vscode",
+	".git/objects/info/alternates", ".git/remotes", ".git/branches",
+	".github/workflows", ".github/actions", ".gitlab-ci.yml", ".circleci", ".envrc", ".husky",
+	".claude", ".mcp.json", ".cursor", ".codex", ".gemini", ".windsurf", ".vscode", ".idea",
 }
 
 // protectedFiles are the protected paths that name files, with the
@@ -170,5 +175,5 @@ var ProtectedPaths = []string{
 // is the repository itself; git refuses an empty one).
 var protectedFiles = map[string]string{
 	".git/commondir": ".\n", ".git/objects/info/alternates": "", ".envrc": "",
-	".mcp.json": "{\"mcpServers\": {}}\n",
+	".mcp.json": "{\"mcpServers\": {}}\n", ".gitlab-ci.yml": "",
 }

@@ -181,6 +181,12 @@ var peerCases = []peerCase{
 		script: `! { mkdir -p @ROOT@/.claude/commands && echo x > @ROOT@/.claude/commands/x.md; } 2>/dev/null`},
 	{name: "srt: blocks writes to .claude/agents/",
 		script: `! { mkdir -p @ROOT@/.claude/agents && echo x > @ROOT@/.claude/agents/x.md; } 2>/dev/null`},
+	{name: "srt: blocks writes to .idea/",
+		script: `! { mkdir -p @ROOT@/.idea && echo x > @ROOT@/.idea/workspace.xml; } 2>/dev/null`},
+	// Beyond srt's list: the CI configuration a push would run with the
+	// repository's secrets.
+	{name: "ours: CI configuration cannot be created",
+		script: `for f in .gitlab-ci.yml .circleci/config.yml .github/actions/a/action.yml .github/workflows/w.yml; do ! { mkdir -p "$(dirname @ROOT@/$f)" && echo x > @ROOT@/$f; } 2>/dev/null || exit 1; done`},
 	{name: "srt: allows writes to regular files", script: `echo x > @ROOT@/regular.txt`},
 	{name: "srt: allows writes to .git/objects, .git/refs/heads and .git/index (git add, git commit)",
 		script: `cd @ROOT@ && /usr/bin/git add README.md && /usr/bin/git -c user.name=a -c user.email=a@b commit -qm x && /usr/bin/git log --oneline | grep -q x`},
