@@ -23,6 +23,7 @@ var DefaultEnvDrop = []string{
 	// secrets
 	"*TOKEN", "*_KEY", "*_KEYS", "*APIKEY", "*SECRET", "*_SECRET_*", "*PASSWORD", "*PASSWD",
 	"*_PASS", "*_PWD", "*_CREDENTIALS", "*_CREDENTIAL", "*_AUTH", "*_COOKIE",
+	"*_PAT", "*_DSN", "*_AUTH_CONFIG",
 	"AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_CONTAINER_*",
 	"AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_CLIENT_*", "GOOGLE_APPLICATION_CREDENTIALS",
 	"VAULT_*", "OP_SESSION_*", "NETRC",
@@ -45,9 +46,30 @@ func envRules(o *Options) EnvRules {
 	return r
 }
 
-// dropped reports whether the variable named k is removed.
-func (r EnvRules) dropped(k string) bool {
-	return matchEnv(r.Drop, k) && !matchEnv(r.Keep, k)
+// dropped reports whether the variable named k is removed: its name
+// matches a drop pattern, or its value v holds a URL with a password
+// (DATABASE_URL=postgres://user:pw@host/db), and no keep pattern.
+func (r EnvRules) dropped(k, v string) bool {
+	return (matchEnv(r.Drop, k) || urlPassword(v)) && !matchEnv(r.Keep, k)
+}
+
+// urlPassword reports whether v holds a URL whose authority carries a
+// password (scheme://user:password@host), anywhere in it (lists too).
+func urlPassword(v string) bool {
+	for {
+		i := strings.Index(v, "://")
+		if i < 0 {
+			return false
+		}
+		v = v[i+3:]
+		auth := v
+		if j := strings.IndexAny(auth, "/?#,; \t"); j >= 0 {
+			auth = auth[:j]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 && strings.Contains(auth[:at], ":") {
+			return true
+		}
+	}
 }
 
 // matchEnv reports whether name matches one of pats, ignoring case.
@@ -68,8 +90,8 @@ func matchEnv(pats []string, name string) bool {
 func ScrubbedEnv(env []string, r EnvRules) (kept []string, dropped []string) {
 	kept = make([]string, 0, len(env))
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if r.dropped(k) {
+		k, v, _ := strings.Cut(kv, "=")
+		if r.dropped(k, v) {
 			dropped = append(dropped, k)
 			continue
 		}

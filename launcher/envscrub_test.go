@@ -62,3 +62,26 @@ func TestPassedKeys(t *testing.T) {
 		t.Errorf("PassedKeys = %v", got)
 	}
 }
+
+// TestScrubbedEnvSecretsBeyondNames: secrets whose names the first
+// patterns missed reached the jail: personal access tokens (GITHUB_PAT),
+// DSNs (SENTRY_DSN holds a key), GitLab's DOCKER_AUTH_CONFIG, and any
+// URL with a password in it (DATABASE_URL=postgres://u:pw@..., a proxy
+// with credentials). The keep list still wins.
+func TestScrubbedEnvSecretsBeyondNames(t *testing.T) {
+	env := []string{"GITHUB_PAT=ghp_x", "GH_PAT=x", "SENTRY_DSN=https://k@sentry.io/1",
+		"DOCKER_AUTH_CONFIG={}", "DATABASE_URL=postgres://u:hunter2@db/x", "REDIS_URL=redis://:pw@h:6379",
+		"PIP_INDEX_URL=https://user:tok@pypi.example/simple", "HTTPS_PROXY=http://u:p@proxy:3128",
+		"GOPROXY=https://proxy.golang.org,direct", "HOMEPAGE=https://user@example.com/", "PATH=/bin",
+		"SITE=http://example.com/a:b@c"}
+	kept, _ := ScrubbedEnv(env, envRules(&Options{Agent: "bash"}))
+	want := []string{"GOPROXY=https://proxy.golang.org,direct", "HOMEPAGE=https://user@example.com/", "PATH=/bin",
+		"SITE=http://example.com/a:b@c"}
+	if !slices.Equal(kept, want) {
+		t.Errorf("kept %v\nwant %v", kept, want)
+	}
+	kept, _ = ScrubbedEnv(env, envRules(&Options{Agent: "bash", EnvKeep: []string{"DATABASE_URL"}}))
+	if !slices.Contains(kept, "DATABASE_URL=postgres://u:hunter2@db/x") {
+		t.Errorf("the keep list did not keep DATABASE_URL: %v", kept)
+	}
+}
