@@ -7,6 +7,7 @@ type optSpec struct {
 	argShort  string   // short options that take an argument (-o FILE, -oFILE)
 	optShort  string   // short options with an optional attached argument (sed -i[SUF])
 	argLong   []string // long options that take an argument (--opt VAL, --opt=VAL)
+	flagLong  []string // long options without a separate argument that are prefixes of one in argLong (du --time)
 	posixStop bool     // options end at the first operand (wrappers)
 	exact     bool     // long options are never abbreviated (clap, argparse-less tools)
 }
@@ -122,6 +123,11 @@ func mayBeOption(a Word) bool {
 // longTakesArg reports whether --name (possibly abbreviated) takes an
 // argument.
 func (s *optSpec) longTakesArg(name string) bool {
+	for _, l := range s.flagLong {
+		if name == l {
+			return false // an exact match wins over an abbreviation
+		}
+	}
 	for _, l := range s.argLong {
 		if name == l || !s.exact && longIs(name, l) {
 			return true
