@@ -57,8 +57,9 @@ func GrantFor(parts []policy.Part, root, home string, env []string) Grant {
 			}
 		case policy.Shell:
 			words := commandWords(p.Subject, 64)
-			g.tool(words, home, env)
-			g.localRemote(words, root, env)
+			if local := g.localRemote(words, root, env); !local {
+				g.tool(words, home, env)
+			}
 		}
 	}
 	if g.fetcher && g.Net == NetNone {
@@ -123,11 +124,21 @@ func (g *Grant) tool(words []string, home string, env []string) {
 	}
 }
 
-// localRemote grants writing the repository a `git push` goes to when
-// that is a local path.
-func (g *Grant) localRemote(words []string, root string, env []string) {
-	if len(words) < 2 || filepath.Base(words[0]) != "git" || words[1] != "push" || root == "" {
-		return
+// localRemote reports whether a git command that talks to a remote
+// (push, fetch, pull, ls-remote) talks to a repository on this machine,
+// and grants writing it for a push. Such a command needs neither the
+// network nor the user's credentials, and must not get them: git's local
+// transport runs the receiving repository's own hooks in a child that
+// drops the command-line settings that switch hooks off, and an
+// in-project remote's hooks are the agent's to write.
+func (g *Grant) localRemote(words []string, root string, env []string) bool {
+	if len(words) < 2 || filepath.Base(words[0]) != "git" || root == "" {
+		return false
+	}
+	switch words[1] {
+	case "push", "fetch", "pull", "ls-remote":
+	default:
+		return false
 	}
 	remote := "origin"
 	for _, w := range words[2:] {
@@ -145,14 +156,19 @@ func (g *Grant) localRemote(words []string, root string, env []string) {
 	}
 	url = strings.TrimPrefix(url, "file://")
 	if url == "" || strings.Contains(url, ":") {
-		return // a network remote, or none
+		return false // a network remote, or none
 	}
 	if !filepath.IsAbs(url) {
 		url = filepath.Join(root, url)
 	}
-	if fi, err := os.Stat(url); err == nil && fi.IsDir() { // an existing repository, never a file to create
+	fi, err := os.Stat(url)
+	if err != nil || !fi.IsDir() { // an existing repository, never a file to create
+		return false
+	}
+	if words[1] == "push" {
 		g.Write = addUnique(g.Write, filepath.Clean(url))
 	}
+	return true
 }
 
 // ssh grants the user's ssh keys and agent.

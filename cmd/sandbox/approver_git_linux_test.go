@@ -3,6 +3,8 @@
 package main
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,5 +136,49 @@ func TestApprovedGitPushIgnoresPlantedConfig(t *testing.T) {
 	}
 	if code != 0 {
 		t.Errorf("approve: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestApprovedLocalPushIsContained: origin is a bare repository inside
+// the project (the jail writes it) whose pre-receive hook the agent
+// planted, and the human approves `git push origin master`. Git's local
+// transport runs the receiving repository's hooks in a child that drops
+// the command-line settings the broker pins, so the hook may run; but a
+// push to a repository on this machine needs no network and no
+// credentials, and its grant has neither: the hook cannot reach a
+// service on the host, and the push itself lands.
+func TestApprovedLocalPushIsContained(t *testing.T) {
+	root := gitProject(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	marker := filepath.Join(root, "remote-hook")
+	hook := filepath.Join(root, "remote.git", "hooks", "pre-receive")
+	script := fmt.Sprintf("#!/bin/bash\nif (exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null; then echo reached > %s; else echo contained > %s; fi\n", port, marker, marker)
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := approveIn(t, root, root)
+	if b, _ := os.ReadFile(marker); strings.TrimSpace(string(b)) == "reached" {
+		t.Fatalf("the planted hook of the in-project remote reached the host's network (exit %d)\n%s%s", code, out, errs)
+	}
+	if code != 0 {
+		t.Fatalf("approve: exit %d\n%s%s", code, out, errs)
+	}
+	head, err := exec.Command("git", "-C", filepath.Join(root, "remote.git"), "rev-parse", "master").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the push did not land: %v\n%s", err, head)
 	}
 }
