@@ -42,6 +42,12 @@ func ParseTarget(hostport string, defaultPort int) (Target, error) {
 			return Target{}, fmt.Errorf("%w: bad IP literal %q", ErrBadTarget, host)
 		}
 		t.IP = ip.Unmap()
+		// 0.0.0.0 and :: connect to this machine's own services, and a
+		// human asked to approve "0.0.0.0:8080" would not know it; the
+		// rest of 0.0.0.0/8 is no destination at all. Name 127.0.0.1.
+		if t.IP.IsUnspecified() || t.IP.Is4() && t.IP.As4()[0] == 0 {
+			return Target{}, fmt.Errorf("%w: %s is this machine (write 127.0.0.1 if you mean it)", ErrBadTarget, host)
+		}
 		t.Host = t.IP.String()
 	default:
 		if err := checkName(h); err != nil {

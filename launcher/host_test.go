@@ -36,6 +36,10 @@ func TestParseTarget(t *testing.T) {
 		{":80", "", 0, true, false},
 		{"::1:80", "", 0, true, false},
 		{"evil.com\r\nX: y:80", "", 0, true, false},
+		{"0.0.0.0:8080", "", 0, true, false},
+		{"[::]:8080", "", 0, true, false},
+		{"[::ffff:0.0.0.0]:8080", "", 0, true, false},
+		{"0.1.2.3:80", "", 0, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
