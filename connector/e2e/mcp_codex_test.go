@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +21,18 @@ import (
 func TestMCPCodexRunPrivileged(t *testing.T) {
 	e := newEnv(t)
 	dir := e.project("codex", map[string]string{"data.txt": "secret\n"})
+	// Codex hands an MCP server only a short list of variables (HOME,
+	// PATH, ...): without this, `sandbox mcp` would use the real per-user
+	// state under HOME, whose key is not the one the test's approver signs
+	// results with (docs/AGENTS.md says the same to users who set
+	// XDG_STATE_HOME).
+	cfg := filepath.Join(dir, ".codex", "config.toml")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "\n[mcp_servers.sandbox.env]\nXDG_STATE_HOME = %q\n", e.state)
+	f.Close()
 	model, err := fakemodel.StartResponses(func(r *fakemodel.Request) fakemodel.Reply {
 		if r.Turn == 0 {
 			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{Name: "run_privileged", Namespace: "mcp__sandbox",
