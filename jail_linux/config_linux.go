@@ -20,6 +20,9 @@ type initConfig struct {
 	ReadOnly []string `json:"read_only"`
 	Holes    []string `json:"holes"`
 	Hidden   []string `json:"hidden"`
+	// SharedTmp keeps the host's /tmp and /var/tmp, their sockets hidden
+	// (jailspec.FS.SharedTmp).
+	SharedTmp bool `json:"shared_tmp"`
 	// Placeholders are the paths the supervisor created to pin missing
 	// ReadOnly names for this run.
 	Placeholders []string              `json:"placeholders"`
@@ -64,6 +67,7 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 		Argv: s.Argv, Env: s.Env, Dir: s.Dir,
 		Writable: clean(s.FS.Writable), ReadOnly: clean(s.FS.ReadOnly),
 		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: s.FS.Substitutes,
+		SharedTmp: s.FS.SharedTmp,
 		ProxyPort: s.Net.ProxyPort, NetOpen: s.Net.Open,
 		Landlock: e.Landlock, Seccomp: e.Seccomp, NoNewPrivs: e.NoNewPrivs,
 		MountNS: e.MountNS, PidNS: e.PidNS, NetNS: e.NetNS, UserNS: userNS,

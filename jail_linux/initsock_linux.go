@@ -4,8 +4,9 @@ package jail_linux
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 )
 
 // socketDirs are hidden whole, besides the private scratch trees: every
@@ -26,9 +27,30 @@ const (
 	socketScanEntries = 8192
 )
 
+// tmpSocketDirs are hidden whole in a shared /tmp or /var/tmp (patterns
+// of names directly inside it), whatever the scan finds in them now:
+// tmux's and screen's socket dirs, X11's and its friends', ssh-agent's,
+// emacs' and neovim's servers, PulseAudio without a runtime dir, and
+// other services' private /tmp (systemd). One that is or holds a
+// writable tree (a project named ssh-tools under /tmp) is left alone.
+var tmpSocketDirs = []string{"tmux-*", "screens", "uscreens", ".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix",
+	".Test-unix", "ssh-*", "emacs[0-9]*", "nvim*", "pulse-*", "systemd-private-*"}
+
+// tmpScan bounds the search for sockets in a shared /tmp, on every
+// jailed command of connector mode: three levels catch the usual places
+// (/tmp/x.sock, /tmp/app/x.sock, /tmp/app-UID/run/x.sock), and the scan
+// goes shallowest first, so that a big build tree deep down uses up the
+// budget last. 16384 entries take a few milliseconds.
+const (
+	tmpScanDepth   = 3
+	tmpScanEntries = 16384
+)
+
 // hideSockets hides the socket dirs and every socket found under /run
 // (bound over with /dev/null, read-only: connect then fails). Sockets
-// inside the writable trees are the jail's own and stay.
+// inside the writable trees are the jail's own and stay, but for those in
+// a shared /tmp or /var/tmp: they are the host's, hidden all as found at
+// the start (hideTmpSockets).
 func hideSockets(cfg *initConfig, hd *hider) error {
 	dirs := append([]string{}, socketDirs...)
 	if home := envValue(cfg.Env, "HOME"); filepath.IsAbs(home) {
@@ -43,35 +65,78 @@ func hideSockets(cfg *initConfig, hd *hider) error {
 			}
 		}
 	}
-	for _, s := range findSockets("/run") {
+	for _, s := range findSockets("/run", socketScanDepth, socketScanEntries) {
 		if !inAny(s, cfg.Writable) {
 			if err := hd.hide(s); err != nil {
 				return err
 			}
 		}
 	}
+	for _, root := range cfg.sharedTmp() {
+		if err := hideTmpSockets(root, cfg.Writable, hd); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// findSockets lists the sockets below root, within the scan's bounds;
-// unreadable dirs are skipped (the jail cannot enter them either).
-func findSockets(root string) []string {
+// hideTmpSockets hides, in a scratch tree shared with the host, the
+// well-known socket dirs whole and every other socket the scan finds.
+func hideTmpSockets(root string, writable []string, hd *hider) error {
+	for _, pat := range tmpSocketDirs {
+		names, _ := filepath.Glob(filepath.Join(root, pat)) // only a bad pattern errs
+		for _, d := range names {
+			if isDir(d) && !slices.Contains(writable, d) && !anyWithin(writable, d) {
+				if err := hd.hide(d); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, s := range findSockets(root, tmpScanDepth, tmpScanEntries) {
+		if err := hd.hide(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findSockets lists the sockets below root, breadth first, down to depth
+// levels (root's entries are level 1) and at most entries entries;
+// unreadable dirs are skipped (the jail cannot enter them either), and
+// links are not followed.
+func findSockets(root string, depth, entries int) []string {
 	var out []string
-	n := 0
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if n++; n > socketScanEntries {
-			return filepath.SkipAll
+	type dir struct {
+		path  string
+		level int
+	}
+	queue := []dir{{root, 0}}
+	for len(queue) > 0 && entries > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		list := readDirN(d.path, entries)
+		entries -= len(list)
+		for _, e := range list {
+			p := filepath.Join(d.path, e.Name())
+			switch {
+			case e.Type()&fs.ModeSocket != 0:
+				out = append(out, p)
+			case e.IsDir() && d.level+1 < depth:
+				queue = append(queue, dir{p, d.level + 1})
+			}
 		}
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && strings.Count(p[len(root):], "/") >= socketScanDepth {
-			return filepath.SkipDir
-		}
-		if d.Type()&fs.ModeSocket != 0 {
-			out = append(out, p)
-		}
-		return nil
-	})
+	}
 	return out
+}
+
+// readDirN reads at most n entries of dir, unsorted; nil when it cannot.
+func readDirN(dir string, n int) []fs.DirEntry {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	list, _ := f.ReadDir(n)
+	return list
 }

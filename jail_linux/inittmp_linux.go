@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,6 +17,27 @@ import (
 // databases) lead to programs outside the jail, and Landlock before ABI 9
 // cannot stop a connect(2) to them.
 var tmpRoots = []string{"/tmp", "/var/tmp", "/dev/shm"}
+
+// sharedRoots are the scratch trees a shared-tmp jail keeps (connector
+// mode: the agent's own unjailed tools and its earlier commands leave
+// files there for the next command). /dev/shm is not among them: no tool
+// hands files over through it.
+var sharedRoots = []string{"/tmp", "/var/tmp"}
+
+// sharedTmp lists the real paths of the scratch trees this jail shares
+// with the host: none unless cfg.SharedTmp.
+func (c *initConfig) sharedTmp() []string {
+	if !c.SharedTmp {
+		return nil
+	}
+	var out []string
+	for _, r := range sharedRoots {
+		if real, err := filepath.EvalSymlinks(r); err == nil && isDir(real) && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
 
 // tmpOptions: mode 1777 as the originals have it, and half the RAM, the
 // kernel's default, named so that it is a decision: the pages count
@@ -29,6 +51,9 @@ const tmpOptions = "mode=1777,size=50%"
 // it). $TMPDIR, when it lies inside, is created empty in the new tmpfs.
 func privateTmp(cfg *initConfig) error {
 	seen := map[string]bool{}
+	for _, r := range cfg.sharedTmp() {
+		seen[r] = true // the host's own, its sockets hidden (hideSockets)
+	}
 	for _, r := range tmpRoots {
 		real, err := filepath.EvalSymlinks(r) // /var/tmp -> /tmp: links of the system, not the jail's
 		if err != nil || seen[real] || !isDir(real) {
@@ -80,7 +105,10 @@ func privatize(root string, cfg *initConfig) (err error) {
 
 // carry takes a detached copy of every tree to keep under root, before
 // the tmpfs hides them: the writable trees (but $TMPDIR, which starts
-// empty) read-write, the working directory and this binary read-only.
+// empty) read-write; read-only the working directory, this binary, the
+// command's own program (an agent unpacked under /tmp, found as the
+// init will find it, and its link's target) and the protected paths (the
+// agent's binary directories: pinning needs them there).
 func carry(root string, cfg *initConfig) ([]carried, error) {
 	tmpdir := filepath.Clean(envValue(cfg.Env, "TMPDIR"))
 	var rw, ro []string
@@ -93,6 +121,18 @@ func carry(root string, cfg *initConfig) ([]carried, error) {
 	if exe, err := os.Readlink("/proc/self/exe"); err == nil {
 		ro = append(ro, exe)
 	}
+	if len(cfg.Argv) > 0 {
+		if prog, err := lookPath(cfg.Argv[0], cfg.Env, cfg.Dir); err == nil {
+			ro = append(ro, filepath.Clean(prog))
+			if real, err := filepath.EvalSymlinks(prog); err == nil {
+				ro = append(ro, real)
+			}
+		}
+	}
+	ro = append(ro, cfg.ReadOnly...)
+	// parents first, so that a tree's copy covers what lies in it (an
+	// agent's binary directory and the binary)
+	slices.SortStableFunc(ro, func(a, b string) int { return len(a) - len(b) })
 	var out []carried
 	for _, set := range []struct {
 		paths []string

@@ -74,6 +74,13 @@ type Options struct {
 	// the command's own (connector mode's jailed commands; doctor and the
 	// session brief say what is degraded).
 	Quiet bool
+	// SharedTmp gives the jail the host's own /tmp and /var/tmp instead
+	// of private ones, with every socket found in them when the jail
+	// starts hidden (jailspec.FS.SharedTmp). Connector mode's jailed
+	// commands need it: each is a jail of its own between the agent's
+	// unjailed tool calls, and agents hand files over through /tmp. Run
+	// mode keeps the private ones: the whole agent lives in the jail.
+	SharedTmp bool
 
 	// Logger receives debug and proxy decisions; nil discards.
 	Logger *slog.Logger

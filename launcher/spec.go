@@ -19,6 +19,7 @@ func buildFS(o *Options, mountNS bool, g *globalCopy) jailspec.FS {
 	fs := jailspec.FS{
 		Writable:      append([]string{root}, tempDirs()...),
 		WritableHoles: []string{o.Folder.Tmp(), o.Folder.Pending()},
+		SharedTmp:     o.SharedTmp,
 	}
 	lay := agentProfile(agentName(o)).layout(home, baseEnv(o))
 	for _, w := range append(lay.Writable, o.Writable...) {

@@ -26,6 +26,7 @@ type runOptions struct {
 	report        string // CI mode: write the summary as JSON here
 	failOnDeny    bool   // CI mode: exit non-zero when an escalation was denied
 	quiet         bool   // no notices of our own: the command's output alone
+	sharedTmp     bool   // the host's /tmp and /var/tmp, their sockets hidden (connector mode)
 	cwdFD         int    // > 0: report the command's final directory there
 	verbose       bool   // say what the jail gets: keys passed, variables dropped, paths hidden
 	argv          []string
@@ -62,6 +63,7 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&opts.failOnDeny, "fail-on-deny", false, "CI mode: exit non-zero when any escalation was denied")
 	f.IntVar(&opts.cwdFD, "cwd-fd", 0, "when the command ends, write the directory its shell ended in to descriptor N (its stdin is then empty; connector mode keeps the agent's `cd` so)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print nothing of sandbox's own unless it fails: the command's output and exit status alone (connector mode runs allowed commands so)")
+	f.BoolVar(&opts.sharedTmp, "shared-tmp", false, "keep the host's /tmp and /var/tmp (their sockets as found at the start hidden) instead of private ones: connector mode runs allowed commands so, one jail each between the agent's own tool calls")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "say what the jail gets: the agent's key passed in, the variables dropped, the paths hidden or read-only")
 	return cmd
 }
@@ -121,7 +123,7 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 	}
 	lo := launcher.Options{
 		Folder: f, Argv: o.argv, Agent: o.agent, Writable: o.writable, CI: o.ci,
-		ShimDir: f.Shims(), ForwardSignals: true, Quiet: o.quiet,
+		ShimDir: f.Shims(), ForwardSignals: true, Quiet: o.quiet, SharedTmp: o.sharedTmp,
 		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr,
 	}
 	lo.Dir = projectCwd(f)

@@ -30,18 +30,38 @@ const proveJail = "#!/bin/bash\necho start-marker\ngrep NoNewPrivs /proc/self/st
 	"if echo x > /etc/sandbox-e2e-escape 2>/dev/null; then echo WROTE-OUTSIDE; else echo CONTAINED; fi\n" +
 	"echo to-stderr >&2\nexit 3\n"
 
+// proveTmp, allowed like proveJail, reads a file the agent left in the
+// host's /tmp (DIR/in.txt), writes one there for its next command, and
+// looks at a socket there (SOCK, as tmux's /tmp/tmux-UID/default).
+const proveTmp = "#!/bin/bash\ncat DIR/in.txt\necho from-the-jail > DIR/out.txt\n" +
+	"if [ -S SOCK ]; then echo SOCKET-VISIBLE; else echo socket-hidden; fi\n"
+
 // In connector mode the hook rewrites an allowed Bash call into the same
 // command run in the project jail (Claude Code's updatedInput): the real
 // Claude Code runs it, and the model receives the jailed command's
-// output, stderr and exit status as its own.
+// output, stderr and exit status as its own. Each call is a jail of its
+// own that shares the host's /tmp (what the agent's Write tool or an
+// earlier call put there is there) but not the sockets in it.
 func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 	testenv.RequireRoot(t)
 	os.Remove("/etc/sandbox-e2e-escape")
 	e := newEnv(t)
-	dir := e.project("claude", map[string]string{"probe.sh": proveJail, "sub/keep": ""})
+	hostTmp := tmpDir(t, "sandbox-e2e-")
+	if err := os.WriteFile(filepath.Join(hostTmp, "in.txt"), []byte("left-by-the-agent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(tmpDir(t, "tmux-e2e-"), "default")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	useTmp := strings.NewReplacer("DIR", hostTmp, "SOCK", sock).Replace(proveTmp)
+	dir := e.project("claude", map[string]string{"probe.sh": proveJail, "tmp.sh": useTmp, "sub/keep": ""})
 	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
-	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
-	model := startModel(t, bashCall("./probe.sh", "show where commands run"),
+	os.Chmod(filepath.Join(dir, "tmp.sh"), 0o755)
+	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n    - {pattern: \"./tmp.sh\"}\n")
+	model := startModel(t, bashCall("./probe.sh", "show where commands run"), bashCall("./tmp.sh", "use /tmp"),
 		bashCall("cd sub && echo moved", "go to sub"), bashCall("pwd", "where am I"))
 	a := e.approver(dir, approveAll)
 	e.runClaude(t, dir, model)
@@ -59,7 +79,23 @@ func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 		t.Errorf("the allowed call reached the approver: %+v", seen)
 	}
 	// a `cd` in a jailed call moves the agent's shell, as unjailed
-	mustContain(t, "the next call's result", resultOf(t, model.MainRequests(), 3).Content, filepath.Join(dir, "sub"))
+	mustContain(t, "the next call's result", resultOf(t, model.MainRequests(), 4).Content, filepath.Join(dir, "sub"))
+	res = resultOf(t, model.MainRequests(), 2)
+	mustContain(t, "the /tmp call's result", res.Content, "left-by-the-agent", "socket-hidden")
+	if b, err := os.ReadFile(filepath.Join(hostTmp, "out.txt")); err != nil || string(b) != "from-the-jail\n" {
+		t.Errorf("the jailed call's file in /tmp did not reach the host: %q, %v\n%s", b, err, res.Content)
+	}
+}
+
+// tmpDir is a fresh directory in the host's own /tmp.
+func tmpDir(t *testing.T, prefix string) string {
+	t.Helper()
+	d, err := os.MkdirTemp("/tmp", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
 }
 
 // The README's two quick starts together: `sandbox init . --claude --mcp`

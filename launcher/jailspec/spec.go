@@ -54,6 +54,16 @@ type FS struct {
 	// and tmux's socket dirs and the sockets under /run are hidden: a
 	// pathname socket leads to a program outside the jail.
 	Writable []string
+	// SharedTmp keeps the host's own /tmp and /var/tmp (writable where
+	// Writable says so; /dev/shm stays private), for a jail that is one
+	// command among the agent's unjailed ones (connector mode): a file
+	// the agent wrote in /tmp must be there for the next command. What
+	// leads out is hidden instead, as found when the jail starts: every
+	// pathname socket in them down to three levels (a bounded number of
+	// entries, shallowest first) and the well-known socket directories
+	// (tmux-*, .X11-unix, ssh-*, screen, ...) whole. A socket created
+	// there after the jail started is not hidden.
+	SharedTmp bool
 	// ReadOnly lists paths inside Writable trees that stay read-only:
 	// the project's .sandbox/, .git/hooks, agent configuration files.
 	// With MountNS each is pinned whether it exists, is a symbolic link

@@ -16,7 +16,7 @@ var ErrUnquotable = errors.New("the command holds a NUL byte")
 // project jail, from the agent's own shell (so its working directory and
 // environment carry over, as far as the jail passes them):
 //
-//	{ __sandbox_cwd=$('SANDBOX' run --quiet --dir 'ROOT' --cwd-fd 3 -- bash -c 'trap ... EXIT; SCRIPT' 3>&1 1>&4 4>&-); } 4>&1
+//	{ __sandbox_cwd=$('SANDBOX' run --quiet --shared-tmp --dir 'ROOT' --cwd-fd 3 -- bash -c 'trap ... EXIT; SCRIPT' 3>&1 1>&4 4>&-); } 4>&1
 //	__sandbox_rc=$?; [ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit $__sandbox_rc)
 //
 // stdout, stderr and the exit status are the command's own. The script
@@ -28,6 +28,9 @@ var ErrUnquotable = errors.New("the command holds a NUL byte")
 // does unjailed. The trap sits on the script's first line, so that the
 // script's line numbers (in its error messages) stay what they were; a
 // script that sets its own EXIT trap or execs away just does not report.
+// --shared-tmp: each command is a jail of its own, and what the agent's
+// Write tool or its last command put in /tmp must be there for the next
+// one; the sockets in /tmp stay hidden.
 type jailer struct {
 	exe      string   // this sandbox binary
 	root     string   // the project folder
@@ -44,7 +47,7 @@ func (j jailer) Wrap(script, _ string) (string, error) {
 	var b strings.Builder
 	b.WriteString("{ __sandbox_cwd=$(")
 	b.WriteString(shellQuote(j.exe))
-	b.WriteString(" run --quiet --dir ")
+	b.WriteString(" run --quiet --shared-tmp --dir ")
 	b.WriteString(shellQuote(j.root))
 	if len(j.degraded) > 0 {
 		b.WriteString(" --allow-degraded ")
