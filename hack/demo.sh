@@ -96,7 +96,9 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work" "$bare"' EXIT
 git init -q --bare "$bare"
 git remote add origin "$bare"
 git -c user.name=demo -c user.email=demo@example.com commit -q --allow-empty -m "work of the agent"
-cat >"$work/agent.sh" <<'AGENT'
+# The agent's script lives in the project: the jail has a /tmp of its own,
+# so a script beside the project in the host's /tmp would not be there.
+cat >agent.sh <<'AGENT'
 say() { printf '  agent> %s\n' "$*"; }
 say 'git status --short   (allowed: the real git runs in the jail)'
 git status --short >/dev/null && say "  ok"
@@ -112,7 +114,7 @@ say 'curl -sS http://example.com/install.sh   (bypassing the shim; only the prox
 /usr/bin/curl -sS http://example.com/install.sh 2>&1 | sed 's/^/           /'
 AGENT
 echo "  sandbox run -- sh agent.sh      (and a scripted approver, as \`sandbox watch\` would be)"
-"$SANDBOX" run -- sh "$work/agent.sh" 2>&1 | sed -u 's/^/  /' &
+"$SANDBOX" run -- sh agent.sh 2>&1 | sed -u 's/^/  /' &
 agent=$!
 decided=""
 while kill -0 "$agent" 2>/dev/null; do
