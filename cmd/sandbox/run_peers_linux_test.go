@@ -343,8 +343,14 @@ func peerHTTP(t *testing.T) int {
 }
 
 func peerTCP(t *testing.T) int {
+	return acceptAndClose(t, "tcp", "127.0.0.1:0").(*net.TCPAddr).Port
+}
+
+// acceptAndClose listens on addr and closes every connection it accepts,
+// until the test ends.
+func acceptAndClose(t *testing.T, network, addr string) net.Addr {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +364,7 @@ func peerTCP(t *testing.T) int {
 		}
 	}()
 	t.Cleanup(func() { ln.Close() })
-	return ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr()
 }
 
 // peerUnix listens on a pathname socket in the host's /tmp, where tmux,
@@ -371,20 +377,7 @@ func peerUnix(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	path := filepath.Join(dir, "default")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	acceptAndClose(t, "unix", path)
 	return path
 }
 
