@@ -36,7 +36,7 @@ git -C "$proj" add -A
 git -C "$proj" -c user.name=b -c user.email=b@b commit -qm init
 "$work/sandbox" init "$proj" >/dev/null
 
-cat >"$work/workload.sh" <<EOF
+cat >"$proj/workload.sh" <<EOF # in the project: the jail has a /tmp of its own
 set -e
 for i in \$(seq 1 $loops); do
   cat src/d1/*.go >/dev/null
@@ -46,8 +46,8 @@ done
 EOF
 
 cd "$proj"
-jail=("$work/sandbox" run -- /bin/bash "$work/workload.sh")
-bwrap=(bwrap --bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --chdir "$proj" /bin/bash "$work/workload.sh")
+jail=("$work/sandbox" run -- /bin/bash "$proj/workload.sh")
+bwrap=(bwrap --bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --chdir "$proj" /bin/bash "$proj/workload.sh")
 "${jail[@]}" >/dev/null 2>&1 || { echo "bench-workload: the workload failed in the jail" >&2; exit 1; }
 "${bwrap[@]}" >/dev/null 2>&1 || { echo "bench-workload: the workload failed under bwrap" >&2; exit 1; }
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
