@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -15,9 +16,19 @@ const writeTimeout = 10 * time.Second
 
 // pingEvery is how often a WebSocket is pinged; a client that does not
 // answer before the next ping is due is dropped, so a connection whose peer
-// vanished (or never reads) does not stay open forever. A variable for
-// tests.
-var pingEvery = 30 * time.Second
+// vanished (or never reads) does not stay open forever.
+const pingEvery = 30 * time.Second
+
+// pingOverride, when positive, replaces pingEvery (tests). Atomic: a
+// handler of an earlier test may still read it while a later test sets it.
+var pingOverride atomic.Int64
+
+func pingInterval() time.Duration {
+	if d := pingOverride.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return pingEvery
+}
 
 // handleEvents is the WebSocket /api/events: a hello with the status,
 // then every event as one JSON text message. The guard has checked the
@@ -40,7 +51,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if send(ctx, conn, hello) != nil {
 		return
 	}
-	ping := time.NewTicker(pingEvery)
+	ping := time.NewTicker(pingInterval())
 	defer ping.Stop()
 	for {
 		select {
@@ -62,7 +73,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 func pingOnce(ctx context.Context, conn *websocket.Conn) error {
-	ctx, cancel := context.WithTimeout(ctx, pingEvery)
+	ctx, cancel := context.WithTimeout(ctx, pingInterval())
 	defer cancel()
 	return conn.Ping(ctx)
 }

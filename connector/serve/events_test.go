@@ -201,9 +201,8 @@ func TestEventsTakeThePageTokenNotACookie(t *testing.T) {
 
 // A WebSocket client that stops answering pings is dropped.
 func TestEventsDropAClientThatStopsAnsweringPings(t *testing.T) {
-	old := pingEvery
-	pingEvery = 100 * time.Millisecond
-	t.Cleanup(func() { pingEvery = old })
+	pingOverride.Store(int64(100 * time.Millisecond))
+	t.Cleanup(func() { pingOverride.Store(0) })
 	h, base := liveHarness(t, 1)
 	c, _, err := dial(t, h, base, "")
 	if err != nil {
