@@ -171,7 +171,7 @@ func TestApproveOnATerminalPrintsItWholeAndAsks(t *testing.T) {
 	victim := filepath.Join(root, "cache-x")
 	os.Mkdir(victim, 0o755)
 	r := startRequest(t, root, "term", "", "--script", longScript(victim))
-	pane := newTmuxPane(t, sandboxLine(t, "approve", r.id, "--dir", root)+"; sleep 30")
+	pane := newTmuxPane(t, sandboxLine(t, "approve", r.id, "--dir", root)+"; echo approve-ended; sleep 30")
 	pane.waitFor("[y/N]")
 	if s := pane.screen(); !strings.Contains(s, "│ rm -rf "+victim) || !strings.Contains(s, "│ echo line-63") || !strings.Contains(s, "where") {
 		t.Fatalf("the request was not printed whole:\n%s", s)
@@ -180,6 +180,9 @@ func TestApproveOnATerminalPrintsItWholeAndAsks(t *testing.T) {
 	if code := r.wait(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, pane.screen())
 	}
+	// the approver still writes its audit record after the requester has
+	// its result: let it end before the test's folders are removed
+	pane.waitFor("approve-ended")
 	if _, err := os.Stat(victim); err == nil {
 		t.Fatal("line 62 did not run")
 	}
