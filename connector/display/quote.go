@@ -20,6 +20,13 @@ func QuoteArg(s string) string {
 	if s != "" && !strings.ContainsFunc(s, needsQuote) {
 		return s
 	}
+	return SingleQuote(s)
+}
+
+// SingleQuote puts s in POSIX single quotes, whatever it holds: inside
+// them nothing is special but the quote itself, which is closed, escaped
+// and opened again.
+func SingleQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
@@ -24,7 +25,7 @@ func TestPolicyCacheIsTheShims(t *testing.T) {
 	}
 }
 
-// shellQuote makes any script one argument that bash reads back byte for
+// display.SingleQuote makes any script one argument that bash reads back byte for
 // byte: quotes, substitutions, newlines and backslashes stay inert.
 func TestShellQuoteRoundTrips(t *testing.T) {
 	bash, err := exec.LookPath("bash")
@@ -32,7 +33,7 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 		t.Skip("no bash")
 	}
 	for _, s := range []string{"", "'", "''", `'\''`, "a'b", "$(id) `id` ${HOME}", "line\nbreak", `back\slash\`, "é ✓ \t", "-c"} {
-		out, err := exec.Command(bash, "-c", "printf %s "+shellQuote(s)).Output()
+		out, err := exec.Command(bash, "-c", "printf %s "+display.SingleQuote(s)).Output()
 		if err != nil || string(out) != s {
 			t.Errorf("%q came back as %q (%v)", s, out, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -46,23 +47,17 @@ func (j jailer) Wrap(script, _ string) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("{ __sandbox_cwd=$(")
-	b.WriteString(shellQuote(j.exe))
+	b.WriteString(display.SingleQuote(j.exe))
 	b.WriteString(" run --quiet --shared-tmp --dir ")
-	b.WriteString(shellQuote(j.root))
+	b.WriteString(display.SingleQuote(j.root))
 	if len(j.degraded) > 0 {
 		b.WriteString(" --allow-degraded ")
-		b.WriteString(shellQuote(strings.Join(j.degraded, ",")))
+		b.WriteString(display.SingleQuote(strings.Join(j.degraded, ",")))
 	}
 	b.WriteString(" --cwd-fd 3 -- bash -c ")
-	b.WriteString(shellQuote(cwdTrap + script))
+	b.WriteString(display.SingleQuote(cwdTrap + script))
 	b.WriteString(` 3>&1 1>&4 4>&-); } 4>&1; __sandbox_rc=$?; [ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit $__sandbox_rc)`)
 	return b.String(), nil
-}
-
-// shellQuote single-quotes s for a POSIX shell: inside single quotes
-// nothing is special but the quote itself, written as '\”.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // jailFor is the core's jailer and jail state in connector mode, from
