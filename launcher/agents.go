@@ -144,11 +144,6 @@ func (p profile) layout(home string, env []string) agentLayout {
 	return l
 }
 
-// AgentDirs returns the writable paths of agent under home.
-func AgentDirs(agent, home string) []string {
-	return agentProfile(agent).layout(home, nil).Writable
-}
-
 // ProtectedPaths are the project-relative paths that stay read-only inside
 // the writable project: the bus, code that runs outside the jail later
 // (git hooks and config, the files that send git elsewhere for them:
