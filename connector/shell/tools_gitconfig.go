@@ -2,41 +2,93 @@ package shell
 
 import "strings"
 
-// safeGitConfigKeys are configuration keys that `git -c` may set without a
-// human: none of them names a program, a hook, a helper or another
-// repository. Agents use them to get stable, uncoloured output (Claude
-// Code runs `git -c core.quotepath=false ...`). The value is free text
-// except where safeGitConfigValues pins it.
+// safeGitConfigKeys are configuration keys that `git -c` may set to any
+// value without a human: none of them names a program, a hook, a helper
+// or another repository. Agents use them to get stable, uncoloured output
+// (Claude Code runs `git -c core.quotepath=false ...`).
 var safeGitConfigKeys = map[string]bool{
 	"core.quotepath": true, "core.abbrev": true, "core.untrackedcache": true,
-	"core.preloadindex": true, "core.hookspath": true, "core.fsmonitor": true,
-	"color.ui": true, "log.showsignature": true, "log.decorate": true,
+	"core.preloadindex": true, "color.ui": true, "log.showsignature": true, "log.decorate": true,
 	"diff.noprefix": true, "diff.mnemonicprefix": true, "diff.relative": true,
-	"diff.renames": true, "status.showuntrackedfiles": true, "index.threads": true,
-	"gc.auto": true, "maintenance.auto": true, "i18n.logoutputencoding": true,
-	"advice.detachedhead": true, "init.defaultbranch": true,
+	"diff.renames": true, "diff.autorefreshindex": true, "status.showuntrackedfiles": true,
+	"index.threads": true, "gc.auto": true, "maintenance.auto": true,
+	"i18n.logoutputencoding": true, "advice.detachedhead": true, "init.defaultbranch": true,
+	"format.pretty": true,
 }
 
-// safeGitConfigValues pins the only value a key may take: hooks may only
-// be switched off, and so may the file-system monitor (which runs a
-// program when set to a path).
-var safeGitConfigValues = map[string]string{
-	"core.hookspath": "/dev/null",
-	"core.fsmonitor": "false",
+// gitConfigHardening are keys that are harmless only with the one value
+// (or kind of value) that switches something off. They are what agents
+// set to make their own git calls safe in a hostile repository: Claude
+// Code starts every git call with core.askPass=, protocol.ext.allow=never,
+// hook.<event>.enabled=false, core.hooksPath=/dev/null, core.fsmonitor=
+// and safe.bareRepository=explicit. Any other value of these keys can
+// run a program (an askpass, a credential helper, a pager, a hook, the
+// file-system monitor, a remote helper), so it escalates.
+var gitConfigHardening = map[string]func(val string) bool{
+	// empty: no askpass program from the configuration
+	"core.askpass": isEmpty,
+	// empty: the helpers configured so far are dropped, none is added
+	"credential.helper": isEmpty,
+	// empty or cat: no pager
+	"core.pager":     func(v string) bool { return v == "" || v == "cat" },
+	"core.hookspath": func(v string) bool { return v == "/dev/null" },
+	// a path or a true value runs a monitor program or daemon
+	"core.fsmonitor":            gitFalse,
+	"submodule.recurse":         gitFalse,
+	"core.ignorecase":           gitFalse,
+	"safe.barerepository":       func(v string) bool { return v == "explicit" },
+	"protocol.allow":            func(v string) bool { return v == "never" },
+	"core.alternaterefscommand": gitDefaultAlternateRefs,
 }
 
-// safeGitConfig reports whether `git -c KEY[=VALUE]` is harmless. Color
-// keys (color.*) are colour names only; every other key must be listed.
+// safeGitConfig reports whether `git -c KEY[=VALUE]` is harmless. Without
+// "=" git sets the key to true (`-c core.fsmonitor` turns the monitor
+// on), which is how it is checked here. Key names are case-insensitive
+// except for their middle part (hook.NAME.enabled), which no check here
+// depends on.
 func safeGitConfig(kv string) bool {
-	key, val, _ := strings.Cut(kv, "=")
-	key = strings.ToLower(key)
-	if want, pinned := safeGitConfigValues[key]; pinned {
-		return val == want
+	key, val, hasVal := strings.Cut(kv, "=")
+	if !hasVal {
+		val = "true"
 	}
-	if strings.HasPrefix(key, "color.") && !strings.Contains(key[len("color."):], ".") {
+	key = strings.ToLower(key)
+	if ok, hardening := gitConfigHardening[key]; hardening {
+		return ok(val)
+	}
+	section, rest, _ := strings.Cut(key, ".")
+	sub, name, hasSub := cutLast(rest, ".")
+	switch {
+	case section == "color" && !hasSub:
 		return true
+	case section == "protocol" && hasSub && sub != "" && name == "allow":
+		// protocol.<name>.allow=never forbids a transport; any other value
+		// allows one (protocol.ext.allow=always runs a remote helper)
+		return val == "never"
+	case section == "hook" && hasSub && sub != "" && name == "enabled":
+		// config-based hooks: switched off only
+		return gitFalse(val)
 	}
 	return safeGitConfigKeys[key]
+}
+
+// cutLast splits s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return "", s, false
+}
+
+func isEmpty(v string) bool { return v == "" }
+
+// gitFalse reports a value git reads as the boolean false (an empty value
+// is false too: `-c core.fsmonitor=`).
+func gitFalse(v string) bool {
+	switch strings.ToLower(v) {
+	case "", "false", "no", "off", "0":
+		return true
+	}
+	return false
 }
 
 // gitQuietFlags are global flags that change nothing a rule is about
