@@ -33,3 +33,29 @@ func TestWatchApproveAlwaysRemembers(t *testing.T) {
 		t.Errorf("watch exit %d", code)
 	}
 }
+
+// Approve always offers the general pattern beside the exact one, with
+// why the request asked; one key ("A g") remembers the general pattern,
+// which then approves a different request of the same shape.
+func TestWatchApproveAlwaysGeneral(t *testing.T) {
+	root := project(t, true)
+	screen, key, wait := plainWatch(t, root)
+	r1 := startRequest(t, root, "s1", "one\n", "--stdin", "--", "tee", "-a", "a.txt")
+	screen.waitFor(t, "── request "+r1.id, 1)
+	screen.waitFor(t, "the narrowest rule that would allow it: shell `tee -a a.txt`", 1)
+	screen.waitFor(t, "shell exact `tee -a a.txt`  or [g] general `tee **`", 1)
+	key("A g")
+	if code := r1.wait(); code != 0 {
+		t.Fatalf("approve always general: exit %d, stderr %q\nwatch:\n%s", code, r1.err.String(), screen.String())
+	}
+	screen.waitFor(t, "remembered: tee **", 1)
+	r2 := startRequest(t, root, "s2", "two\n", "--stdin", "--", "tee", "b.txt")
+	if code := r2.wait(); code != 0 {
+		t.Fatalf("remembered request: exit %d, stderr %q", code, r2.err.String())
+	}
+	screen.waitFor(t, r2.id+" approved by remembered decision tee **", 1)
+	key("q")
+	if code := wait(); code != 0 {
+		t.Errorf("watch exit %d", code)
+	}
+}

@@ -43,6 +43,7 @@ func renderRequest(w io.Writer, req *queue.Request, rv *review.Review, o renderO
 		field(w, label, l)
 	}
 	renderHits(w, rv)
+	renderAlways(w, rv)
 	renderPayload(w, req)
 	field(w, "cwd", req.Cwd)
 	if rv.Origin != "" {
@@ -84,6 +85,33 @@ func renderHits(w io.Writer, rv *review.Review) {
 	}
 	for _, h := range allowed {
 		fmt.Fprintf(w, "           ✓ %-*s  %s\n", width, "allowed", h.Line())
+	}
+}
+
+// renderAlways says why the request asks (the responsible part and the
+// narrowest rule that would allow it) and what "approve always" can
+// remember for each escalated part: the exact pattern, the general one
+// ([g]) where no other rule lies in its territory, or why none.
+func renderAlways(w io.Writer, rv *review.Review) {
+	if rv.Why != "" {
+		fmt.Fprintf(w, "  %-8s %s\n", "why", rv.Why)
+	}
+	for i, pr := range rv.Always {
+		label := ""
+		if i == 0 {
+			label = "always"
+		}
+		if pr.Exact == "" {
+			fmt.Fprintf(w, "  %-8s %s %s: no rule can cover it: %s\n", label, pr.Trigger, pr.Subject, pr.Why)
+			continue
+		}
+		line := fmt.Sprintf("%s exact `%s`", pr.Trigger, pr.Exact)
+		if pr.General != "" {
+			line += fmt.Sprintf("  or [g] general `%s`", pr.General)
+		} else if pr.Why != "" {
+			line += "  (no general pattern: " + pr.Why + ")"
+		}
+		fmt.Fprintf(w, "  %-8s %s\n", label, line)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
 )
 
 const watchKeys = "[a] approve once  [A] approve always  [d] deny  [s] skip  [p] policy  [q] quit"
@@ -150,7 +151,7 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 			if key == 'a' {
 				return false, s.approve(ctx, it, false, "")
 			}
-			return false, s.approveAlways(ctx, it, arg)
+			return false, s.approveAlways(ctx, it, pg.rv, arg)
 		case 'd':
 			return false, s.deny(ctx, it, arg)
 		case 's':
@@ -254,16 +255,27 @@ func (s *watchSession) show(it pendingItem) *pager {
 	return pg
 }
 
-func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, arg string) error {
+func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, rv *review.Review, arg string) error {
 	m := it.wf.env.ap
 	proposed, err := m.Propose(it.req)
 	if err != nil {
 		s.out.printf("approve always is not available: %v\n", err)
+		if len(rv.Always) > 1 {
+			s.out.printf("  it has %d escalated parts (each with its pattern above); approve once, then `sandbox policy suggest` proposes rules\n", len(rv.Always))
+		}
 		return nil
+	}
+	general := ""
+	if len(rv.Always) == 1 {
+		general = rv.Always[0].General
 	}
 	pattern := arg
 	if !s.plain {
-		pattern, err = s.readLine(ctx, "pattern (Enter to accept, Esc to cancel): ", proposed)
+		prompt := "pattern (Enter to accept, Esc to cancel): "
+		if general != "" {
+			prompt = "pattern (Enter: the exact one; g: the general `" + general + "`; Esc to cancel): "
+		}
+		pattern, err = s.readLine(ctx, prompt, proposed)
 		if errors.Is(err, errCancelled) {
 			s.out.printf("cancelled; %s is still pending\n", it.req.ID)
 			return nil
@@ -272,12 +284,32 @@ func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, arg st
 			return err
 		}
 	}
-	if strings.TrimSpace(pattern) == "" {
+	switch p := strings.TrimSpace(pattern); {
+	case p == "":
 		pattern = proposed
+	case p == "g" && general != "":
+		pattern = generalPattern(it, general)
+	case p == "g":
+		s.out.printf("no general pattern for this request; %s is still pending\n", it.req.ID)
+		return nil
 	}
 	err = s.approve(ctx, it, true, strings.TrimSpace(pattern))
 	clear(s.autoTried) // the new remembered decision may settle requests already seen
 	return err
+}
+
+// generalPattern is the unescaped general pattern of it's one escalated
+// part, recomputed (rv holds escaped text for the screen); the escaped
+// one when they differ (the approver then refuses it if it does not
+// cover the request).
+func generalPattern(it pendingItem, shown string) string {
+	f := it.wf.env.src.Facts(it.req)
+	for _, pr := range f.Always {
+		if display.EscapeLine(pr.General) == shown {
+			return pr.General
+		}
+	}
+	return shown
 }
 
 func (s *watchSession) deny(ctx context.Context, it pendingItem, reason string) error {

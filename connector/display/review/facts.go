@@ -52,8 +52,12 @@ func (s *Source) Facts(req *queue.Request) Facts {
 	// built-in rules alone when the policy cannot be loaded), where it
 	// really comes from, and whether it will be refused whatever is
 	// decided; what the file says about itself is only a claim.
-	a := approver.Assess(s.policy(), s.Folder, req)
+	e := s.policy()
+	a := approver.Assess(e, s.Folder, req)
 	f.Decision, f.Recomputed = a.Decision, len(a.Decision.Parts) > 0
+	if e != nil && f.Recomputed {
+		f.Always = e.Proposals(f.Decision)
+	}
 	f.Origin, f.Claims, f.Refused = a.Origin, a.Claims, a.Refused
 	return f
 }

@@ -9,6 +9,7 @@
 package review
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,12 @@ type Review struct {
 	// whatever is decided (it targets the sandbox's own protection):
 	// approvers offer only "deny".
 	Refused string `json:"refused,omitempty"`
+	// Why names the one part responsible for an escalation, the rule or
+	// effect that decided it, and the narrowest rule that would allow it.
+	Why string `json:"why,omitempty"`
+	// Always is what "approve always" can remember, one proposal per
+	// escalated part (exact and general patterns, or why none), escaped.
+	Always []policy.Proposal `json:"always,omitempty"`
 }
 
 // Facts are what the trusted side found out about a request.
@@ -74,6 +81,7 @@ type Facts struct {
 	Origin     string
 	Claims     string
 	Refused    string
+	Always     []policy.Proposal
 }
 
 // New ranks the hits of f.Decision (or, when it was not recomputed, of the
@@ -90,7 +98,41 @@ func New(req *queue.Request, f Facts) *Review {
 		r.Tier = policy.Escalate
 	}
 	r.Hits = rank(parts, f.Root)
+	if f.Recomputed {
+		r.Why = display.EscapeLine(Why(f.Decision))
+	}
+	for _, pr := range f.Always {
+		r.Always = append(r.Always, policy.Proposal{Trigger: pr.Trigger, Subject: display.EscapeLine(pr.Subject),
+			Exact: display.EscapeLine(pr.Exact), General: display.EscapeLine(pr.General), Why: display.EscapeLine(pr.Why)})
+	}
 	return r
+}
+
+// Why is one line naming the part responsible for d's escalation or
+// denial (the first deny, else the first escalation), the rule or effect
+// that decided it, and the narrowest rule that would allow it; "" when d
+// allows.
+func Why(d policy.Decision) string {
+	var p *policy.Part
+	for i := range d.Parts {
+		if d.Parts[i].Decision == d.Decision && d.Decision != policy.Allow {
+			p = &d.Parts[i]
+			break
+		}
+	}
+	if p == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%s %s: %s by %s (%s)", p.Trigger, p.Subject, p.Decision, p.Rule, p.Reason)
+	switch {
+	case p.Decision == policy.Deny:
+		s += "; no rule can allow it"
+	case p.Propose != "":
+		s += fmt.Sprintf("; the narrowest rule that would allow it: %s `%s`", p.Trigger, p.Propose)
+	default:
+		s += "; no rule can name it exactly"
+	}
+	return s
 }
 
 // claimed turns the reasons a request file carries into escalated parts.
