@@ -29,8 +29,9 @@ type initConfig struct {
 	pinnedLinks  []string              // ReadOnly names that are symbolic links (the init's own)
 	Substs       []jailspec.Substitute `json:"substitutes"`
 
-	ProxyPort int  `json:"proxy_port"`
-	NetOpen   bool `json:"net_open"` // the whole network (jailspec.Net.Open)
+	ProxyPort int   `json:"proxy_port"`
+	NetOpen   bool  `json:"net_open"` // the whole network (jailspec.Net.Open)
+	Forward   []int `json:"forward"`  // host loopback ports relayed in (jailspec.Net.Forward)
 
 	Landlock   bool `json:"landlock"`
 	Seccomp    bool `json:"seccomp"`
@@ -60,6 +61,9 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 	if e.NetNS && s.Net.ProxyPort <= 0 {
 		return nil, fmt.Errorf("%w: a network namespace needs a proxy port", ErrSpec)
 	}
+	if err := checkForward(s); err != nil {
+		return nil, err
+	}
 	if err := checkWritable(clean(s.FS.Writable)); err != nil {
 		return nil, err
 	}
@@ -68,10 +72,37 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 		Writable: clean(s.FS.Writable), ReadOnly: clean(s.FS.ReadOnly),
 		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: s.FS.Substitutes,
 		SharedTmp: s.FS.SharedTmp,
-		ProxyPort: s.Net.ProxyPort, NetOpen: s.Net.Open,
+		ProxyPort: s.Net.ProxyPort, NetOpen: s.Net.Open, Forward: s.Net.Forward,
 		Landlock: e.Landlock, Seccomp: e.Seccomp, NoNewPrivs: e.NoNewPrivs,
 		MountNS: e.MountNS, PidNS: e.PidNS, NetNS: e.NetNS, UserNS: userNS,
 	}, nil
+}
+
+// maxForward bounds the forwarded ports (each is two sockets in the
+// jail and two file descriptors in the supervisor).
+const maxForward = 64
+
+// checkForward refuses forwarded ports without a network namespace (the
+// jail would share the host's loopback, and Landlock can only allow a
+// port to every address), out of range, repeated, or the proxy's own.
+func checkForward(s *jailspec.Spec) error {
+	if len(s.Net.Forward) == 0 {
+		return nil
+	}
+	if !s.Enforce.NetNS {
+		return fmt.Errorf("%w: forwarded ports need the network namespace", ErrSpec)
+	}
+	if len(s.Net.Forward) > maxForward {
+		return fmt.Errorf("%w: more than %d forwarded ports", ErrSpec, maxForward)
+	}
+	seen := map[int]bool{}
+	for _, p := range s.Net.Forward {
+		if p < 1 || p > 65535 || p == s.Net.ProxyPort || seen[p] {
+			return fmt.Errorf("%w: forwarded port %d is out of range, repeated or the proxy's", ErrSpec, p)
+		}
+		seen[p] = true
+	}
+	return nil
 }
 
 func allPaths(s *jailspec.Spec) []string {

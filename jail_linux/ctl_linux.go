@@ -19,7 +19,8 @@ import (
 // init's fd 3): one message per packet, a type byte and a payload.
 const (
 	msgConfig   = 'C' // supervisor -> init: initConfig as JSON
-	msgListener = 'L' // init -> supervisor: the proxy listener (SCM_RIGHTS)
+	msgListener = 'L' // init -> supervisor: the proxy listener (SCM_RIGHTS), after the forwards
+	msgForward  = 'F' // init -> supervisor: a forwarded port's listener (SCM_RIGHTS)
 	msgReady    = 'R' // init -> supervisor: the command started (readyMsg)
 	msgError    = 'E' // init -> supervisor: set-up failed (errorMsg), the init exits
 	msgExit     = 'X' // init -> supervisor: how the command ended (exitMsg.encode)

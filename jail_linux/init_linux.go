@@ -122,7 +122,7 @@ func setupNamespaces(ctl initCtl, cfg *initConfig) error {
 		}
 	}
 	if cfg.NetNS {
-		return setupNet(ctl, cfg.ProxyPort)
+		return setupNet(ctl, cfg)
 	}
 	return nil
 }

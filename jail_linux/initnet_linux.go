@@ -3,20 +3,30 @@
 package jail_linux
 
 import (
+	"errors"
 	"fmt"
+	"net/netip"
 
 	"golang.org/x/sys/unix"
 )
 
 // setupNet runs in the init's fresh network namespace: it brings up
-// loopback, listens on 127.0.0.1:port and hands the listening socket to
-// the supervisor, whose proxy then accepts the jail's connections on it
-// directly (the socket stays in the jail's namespace; nothing is relayed).
-func setupNet(ctl initCtl, port int) error {
+// loopback, listens on 127.0.0.1 and ::1 at each forwarded port and on
+// 127.0.0.1 at the proxy's, and hands the listening sockets to the
+// supervisor (the forwards first, the proxy's last), which accepts the
+// jail's connections on them directly: the sockets stay in the jail's
+// namespace, and the supervisor dials the host's side only for a
+// connection its decider allows.
+func setupNet(ctl initCtl, cfg *initConfig) error {
 	if err := loopbackUp(); err != nil {
 		return err
 	}
-	fd, err := listenLoopback(port)
+	for _, port := range cfg.Forward {
+		if err := passForward(ctl, port); err != nil {
+			return err
+		}
+	}
+	fd, err := listenLoopback(port4(cfg.ProxyPort))
 	if err != nil {
 		return err
 	}
@@ -25,6 +35,34 @@ func setupNet(ctl initCtl, port int) error {
 		return fmt.Errorf("pass proxy listener: %w", err)
 	}
 	return nil
+}
+
+// passForward listens on 127.0.0.1:port and, when the namespace has IPv6,
+// on [::1]:port, and passes both sockets.
+func passForward(ctl initCtl, port int) error {
+	for i, sa := range []unix.Sockaddr{port4(port), port6(port)} {
+		fd, err := listenLoopback(sa)
+		if i == 1 && (errors.Is(err, unix.EADDRNOTAVAIL) || errors.Is(err, unix.EAFNOSUPPORT)) {
+			return nil // no IPv6 here: nothing to reach through ::1 either
+		}
+		if err != nil {
+			return err
+		}
+		err = ctl.send(msgForward, nil, fd)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("pass forwarded port %d: %w", port, err)
+		}
+	}
+	return nil
+}
+
+func port4(port int) unix.Sockaddr {
+	return &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}
+}
+
+func port6(port int) unix.Sockaddr {
+	return &unix.SockaddrInet6{Port: port, Addr: [16]byte{15: 1}}
 }
 
 func loopbackUp() error {
@@ -47,10 +85,14 @@ func loopbackUp() error {
 	return nil
 }
 
-func listenLoopback(port int) (fd int, err error) {
-	fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+func listenLoopback(sa unix.Sockaddr) (fd int, err error) {
+	family := unix.AF_INET
+	if _, ok := sa.(*unix.SockaddrInet6); ok {
+		family = unix.AF_INET6
+	}
+	fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return -1, fmt.Errorf("proxy socket: %w", err)
+		return -1, fmt.Errorf("loopback socket: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -58,13 +100,28 @@ func listenLoopback(port int) (fd int, err error) {
 		}
 	}()
 	if err = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err != nil {
-		return -1, fmt.Errorf("proxy socket: %w", err)
+		return -1, fmt.Errorf("loopback socket: %w", err)
 	}
-	if err = unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		return -1, fmt.Errorf("proxy bind 127.0.0.1:%d: %w", port, err)
+	if family == unix.AF_INET6 {
+		if err = unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1); err != nil {
+			return -1, fmt.Errorf("loopback socket: %w", err)
+		}
+	}
+	if err = unix.Bind(fd, sa); err != nil {
+		return -1, fmt.Errorf("bind %s: %w", sockaddrString(sa), err)
 	}
 	if err = unix.Listen(fd, 512); err != nil {
-		return -1, fmt.Errorf("proxy listen: %w", err)
+		return -1, fmt.Errorf("listen %s: %w", sockaddrString(sa), err)
 	}
 	return fd, nil
+}
+
+func sockaddrString(sa unix.Sockaddr) string {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)).String()
+	case *unix.SockaddrInet6:
+		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr), uint16(a.Port)).String()
+	}
+	return "?"
 }

@@ -22,6 +22,7 @@ type process struct {
 	cg   cgroup
 	ctl  supCtl
 	ln   net.Listener
+	fwd  []net.Listener
 	log  *slog.Logger
 	outs []*output // drained once the jail is killed
 	pins *pins     // released once the jail is empty
@@ -32,11 +33,12 @@ type process struct {
 }
 
 func newProcess(s *starter) *process {
-	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, log: s.log, outs: s.outs, pins: s.pins}
+	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, fwd: s.fwd, log: s.log, outs: s.outs, pins: s.pins}
 }
 
 func (p *process) Pid() int                    { return p.cmd.Process.Pid }
 func (p *process) ProxyListener() net.Listener { return p.ln }
+func (p *process) Forwards() []net.Listener    { return p.fwd }
 
 // Signal goes to the init, which forwards it to the command's group.
 func (p *process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
@@ -133,6 +135,9 @@ func (p *process) release() {
 	}
 	if p.ln != nil {
 		_ = p.ln.Close()
+	}
+	for _, ln := range p.fwd {
+		_ = ln.Close()
 	}
 	_ = p.ctl.c.Close()
 }

@@ -31,7 +31,8 @@ type starter struct {
 	cmd  *exec.Cmd
 	ctl  supCtl
 	ln   net.Listener
-	outs []*output // copies of the jail's output to non-file writers
+	fwd  []net.Listener // Net.Forward's listeners
+	outs []*output      // copies of the jail's output to non-file writers
 }
 
 // start forks the init first (its runtime's start-up is the longest
@@ -217,19 +218,40 @@ func (s *starter) handshake(ctx context.Context) error {
 	return s.awaitReady(ctx)
 }
 
+// takeListener takes the forwarded ports' listeners (at most two per
+// port) and then the proxy's.
 func (s *starter) takeListener() error {
-	typ, payload, fd, err := s.ctl.recv(setupTimeout)
-	if err != nil || typ != msgListener || fd < 0 {
-		return s.initError(typ, payload, err)
+	for {
+		typ, payload, fd, err := s.ctl.recv(setupTimeout)
+		if err != nil || typ != msgListener && typ != msgForward || fd < 0 {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+			return s.initError(typ, payload, err)
+		}
+		ln, err := fileListener(fd)
+		if err != nil {
+			return err
+		}
+		if typ == msgListener {
+			s.ln = ln
+			return nil
+		}
+		s.fwd = append(s.fwd, ln)
+		if len(s.fwd) > 2*len(s.cfg.Forward) {
+			return &InitError{Msg: "bug: more forwarded listeners than ports"}
+		}
 	}
-	f := os.NewFile(uintptr(fd), "jail-proxy-listener")
+}
+
+func fileListener(fd int) (net.Listener, error) {
+	f := os.NewFile(uintptr(fd), "jail-listener")
 	defer f.Close()
 	ln, err := net.FileListener(f)
 	if err != nil {
-		return fmt.Errorf("proxy listener: %w", err)
+		return nil, fmt.Errorf("jail listener: %w", err)
 	}
-	s.ln = ln
-	return nil
+	return ln, nil
 }
 
 func (s *starter) awaitReady(ctx context.Context) error {
@@ -271,6 +293,9 @@ func (s *starter) abort() int {
 	}
 	if s.ln != nil {
 		_ = s.ln.Close()
+	}
+	for _, ln := range s.fwd {
+		_ = ln.Close()
 	}
 	if s.ctl.c != nil {
 		_ = s.ctl.c.Close()

@@ -44,6 +44,9 @@ func (p *process) Pid() int { return p.cmd.Process.Pid }
 // the proxy on its own loopback port.
 func (p *process) ProxyListener() net.Listener { return nil }
 
+// Forwards is nil: there is no network namespace to forward into.
+func (p *process) Forwards() []net.Listener { return nil }
+
 // Signal kills the jail for os.Kill. For os.Interrupt it does nothing:
 // the console delivers Ctrl-C and Ctrl-Break to every process attached to
 // it, the command included, and sending it again would deliver it twice.

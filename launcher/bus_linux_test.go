@@ -17,6 +17,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -95,6 +96,13 @@ func TestJailProxyEscalates(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			st, err := userstate.OpenDir(filepath.Join(t.TempDir(), "state"), true)
 			if err != nil {
+				t.Fatal(err)
+			}
+			// 127.0.0.2 is on this machine: only a rule that names it
+			// lets the proxy ask a human about it
+			yaml := "version: 1\nnetwork:\n  escalate: [\"127.0.0.2\"]\n"
+			mustWrite(t, e.project.Policy(), yaml)
+			if err := policy.Accept(e.project, st, []byte(yaml)); err != nil {
 				t.Fatal(err)
 			}
 			exe, _ := os.Executable()

@@ -99,3 +99,42 @@ func (a *AllowList) Decide(_ context.Context, host string, port int) (bool, stri
 	}
 	return false, t.Addr() + " is not on the allow list"
 }
+
+// FirstAllow lets a destination through when first allows it, and
+// otherwise asks then (`sandbox run --allow-host` in front of the
+// policy).
+func FirstAllow(first, then NetDecider) NetDecider { return firstAllow{first, then} }
+
+type firstAllow struct{ first, then NetDecider }
+
+func (f firstAllow) Decide(ctx context.Context, host string, port int) (bool, string) {
+	if ok, reason := f.first.Decide(ctx, host, port); ok {
+		return true, reason
+	}
+	return f.then.Decide(ctx, host, port)
+}
+
+// ForwardPorts implements PortForwarder: both deciders' ports.
+func (f firstAllow) ForwardPorts() []int {
+	var ports []int
+	for _, d := range []NetDecider{f.first, f.then} {
+		if pf, ok := d.(PortForwarder); ok {
+			ports = append(ports, pf.ForwardPorts()...)
+		}
+	}
+	return ports
+}
+
+// ForwardPorts implements PortForwarder: the ports of the entries that
+// name 127.0.0.1, ::1 or localhost with a port.
+func (a *AllowList) ForwardPorts() []int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var ports []int
+	for e := range a.entries {
+		if p, ok := loopbackPort(e); ok {
+			ports = append(ports, p)
+		}
+	}
+	return ports
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +38,10 @@ const DefaultNetWait = 10 * time.Minute
 // IP literals, loopback, link-local and metadata addresses are matched
 // only by rules that name them as such: the policy engine never matches
 // them with a name rule, and the proxy refuses a name that resolves to
-// one of them.
+// one of them. A destination on this machine (OnThisMachine) that no rule
+// names is refused outright instead of escalated: the host's own
+// services are reached only through a rule ("127.0.0.1:5432" or
+// "localhost:5432", which also forwards the port into the jail).
 type PolicyDecider struct {
 	load    func() (*policy.Engine, error)
 	q       *queue.Queue
@@ -55,20 +60,99 @@ var _ NetDecider = (*PolicyDecider)(nil)
 
 // Decide implements NetDecider.
 func (d *PolicyDecider) Decide(ctx context.Context, host string, port int) (bool, string) {
-	hostport := net.JoinHostPort(host, strconv.Itoa(port))
-	dec, err := d.decide(hostport, false)
+	dec, err := d.decideHost(host, port, false)
 	if err == nil && dec.Decision == policy.Escalate {
-		dec, err = d.decide(hostport, true) // remembered or newly accepted since
+		dec, err = d.decideHost(host, port, true) // remembered or newly accepted since
 	}
 	switch {
 	case err != nil:
 		return false, "the policy could not be loaded: " + err.Error()
+	case dec.Decision == policy.Escalate && OnThisMachine(host) && !named(dec):
+		return false, LocalRefusal(host, port)
 	case dec.Decision == policy.Allow:
 		return true, joinReasons(dec)
 	case dec.Decision == policy.Deny:
 		return false, "denied by the policy: " + joinReasons(dec)
 	}
 	return d.escalate(ctx, host, port, dec)
+}
+
+// decideHost decides host:port; a loopback address that no rule names
+// is also decided as localhost:port, so that either spelling of a rule
+// for a loopback service ("127.0.0.1:5432", "localhost:5432") opens it.
+func (d *PolicyDecider) decideHost(host string, port int, reload bool) (policy.Decision, error) {
+	dec, err := d.decide(net.JoinHostPort(host, strconv.Itoa(port)), reload)
+	if err != nil || named(dec) {
+		return dec, err
+	}
+	if ip, perr := netip.ParseAddr(host); perr == nil && ip.Unmap().IsLoopback() {
+		alias, aerr := d.decide(net.JoinHostPort("localhost", strconv.Itoa(port)), false)
+		if aerr == nil && named(alias) && namesPort(alias) {
+			return alias, nil
+		}
+	}
+	return dec, nil
+}
+
+// namesPort reports a decision whose rules all name a loopback service
+// with its port ("localhost:11434"): a bare "localhost" rule is a name
+// rule, and name rules never match an address.
+func namesPort(dec policy.Decision) bool {
+	for _, p := range dec.Parts {
+		if _, ok := loopbackPort(p.Rule); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// named reports a decision that a rule of the policy (or a remembered
+// decision) made, not the default or a built-in escalation.
+func named(dec policy.Decision) bool {
+	for _, p := range dec.Parts {
+		if p.Rule == "" || p.Rule == "default" || strings.HasPrefix(p.Rule, "builtin:") {
+			return false
+		}
+	}
+	return len(dec.Parts) > 0
+}
+
+// LocalRefusal is the reason given for a destination on this machine
+// that no rule names: the jail never reaches the host's own services by
+// default, and a human is not asked about one unless a rule says so.
+func LocalRefusal(host string, port int) string {
+	hp := net.JoinHostPort(host, strconv.Itoa(port))
+	return hp + " is a service on this machine, which the jail reaches only through a network rule " +
+		"that names it (in .sandbox/policy.yaml: network: allow or escalate \"" + hp + "\"; a human accepts the change)"
+}
+
+// ForwardPorts implements PortForwarder: the ports of the accepted
+// policy's network allow and escalate rules that name 127.0.0.1, ::1 or
+// localhost with a port.
+func (d *PolicyDecider) ForwardPorts() []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.engine == nil {
+		e, err := d.load()
+		if err != nil {
+			return nil
+		}
+		d.engine = e
+	}
+	if d.engine.Status() == policy.StatusNothingAccepted {
+		return nil
+	}
+	rs := d.engine.Policy().Rules[policy.Network]
+	if rs == nil {
+		return nil
+	}
+	var ports []int
+	for _, r := range append(slices.Clone(rs.Allow), rs.Escalate...) {
+		if p, ok := loopbackPort(r.Pattern); ok {
+			ports = append(ports, p)
+		}
+	}
+	return ports
 }
 
 // decide asks the current engine, reloading it first when asked to.
@@ -149,16 +233,4 @@ func orNoReason(s string) string {
 		return "no reason given"
 	}
 	return s
-}
-
-// FirstAllow lets a destination through when first allows it, and
-// otherwise asks then (`sandbox run --allow-host` in front of the
-// policy).
-func FirstAllow(first, then NetDecider) NetDecider {
-	return DeciderFunc(func(ctx context.Context, host string, port int) (bool, string) {
-		if ok, reason := first.Decide(ctx, host, port); ok {
-			return true, reason
-		}
-		return then.Decide(ctx, host, port)
-	})
 }

@@ -58,6 +58,11 @@ type Options struct {
 	// Decider decides every destination the jail asks the proxy for;
 	// nil denies them all.
 	Decider NetDecider
+	// Forward adds host loopback ports to forward into the jail (see
+	// jailspec.Net.Forward) to those the deciders name (PortForwarder);
+	// each connection is still decided by Decider. Only with a network
+	// namespace: without one the jail gets none.
+	Forward []int
 	// CI marks a run without a human: the jail's environment gets
 	// SANDBOX_CI=1. Deciding escalations in CI is the Decider's and the
 	// shims' business.

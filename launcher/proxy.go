@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -107,7 +108,7 @@ func (p *Proxy) decide(ctx context.Context, c net.Conn, hostport string, defPort
 	allow, reason := p.decider.Decide(ctx, t.Host, t.Port)
 	p.log.Info("proxy decision", "target", t.Addr(), "allow", allow, "reason", reason)
 	if !allow {
-		writeStatus(c, http.StatusForbidden, "sandbox: "+t.Addr()+" denied: "+reason)
+		writeRefusal(c, t.Addr(), reason)
 		return Target{}, false
 	}
 	return t, true
@@ -125,9 +126,12 @@ func (p *Proxy) dialGuarded(ctx context.Context, network, addr string) (net.Conn
 	return d.DialContext(ctx, network, addr)
 }
 
+// refuseSpecial also refuses this machine's own interface addresses: a
+// name resolving to the host's LAN address reaches a service listening
+// on every address as surely as 127.0.0.1 does.
 func refuseSpecial(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil || IsSpecial(ap.Addr()) {
+	if err != nil || IsSpecial(ap.Addr()) || isOwnAddress(ap.Addr().Unmap()) {
 		return fmt.Errorf("%w: %s", ErrSpecialAddress, address)
 	}
 	return nil
@@ -136,7 +140,15 @@ func refuseSpecial(_, address string, _ syscall.RawConn) error {
 // writeStatus answers with a short plain-text body and closes the
 // exchange.
 func writeStatus(c net.Conn, code int, body string) {
+	writeAnswer(c, code, http.StatusText(code), nil, body)
+}
+
+func writeAnswer(c net.Conn, code int, text string, header []string, body string) {
 	body += "\n"
-	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"+
-		"Content-Length: %d\r\nConnection: close\r\n\r\n%s", code, http.StatusText(code), len(body), body)
+	var h strings.Builder
+	for _, l := range header {
+		h.WriteString(l + "\r\n")
+	}
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n%s"+
+		"Content-Length: %d\r\nConnection: close\r\n\r\n%s", code, text, h.String(), len(body), body)
 }

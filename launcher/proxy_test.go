@@ -78,7 +78,7 @@ func TestProxyConnect(t *testing.T) {
 		name, target, status, body string
 	}{
 		{"allowed tunnel", echo, "200 Connection established", ""},
-		{"unlisted host", "127.0.0.1:1", "403 Forbidden", "127.0.0.1:1 is not on the allow list"},
+		{"unlisted host", "127.0.0.1:1", "403 "+RefusedText, "127.0.0.1:1 is not on the allow list"},
 		{"disguised loopback", "0x7f.0.0.1:" + echo[strings.LastIndexByte(echo, ':')+1:], "400 Bad Request", "bad IP literal"},
 		{"bad port", "example.com:99999", "400 Bad Request", "bad port"},
 		{"allowed name resolving to loopback", "localhost:" + echo[strings.LastIndexByte(echo, ':')+1:], "502 Bad Gateway", "loopback"},
@@ -157,7 +157,7 @@ func TestProxyWaitsForDecider(t *testing.T) {
 	done := make(chan string)
 	go func() { status, _, c, _ := connect(t, proxy, echo); c.Close(); done <- status }()
 	<-asked
-	if status, body, c, _ := connect(t, proxy, "127.0.0.1:1"); status != "403 Forbidden" || !strings.Contains(body, "denied at once") {
+	if status, body, c, _ := connect(t, proxy, "127.0.0.1:1"); status != "403 "+RefusedText || !strings.Contains(body, "denied at once") {
 		t.Errorf("other request while waiting: %q %q", status, body)
 	} else {
 		c.Close()
@@ -177,7 +177,7 @@ func TestProxyDeniesWithoutDecider(t *testing.T) {
 	proxy := startProxy(t, nil)
 	status, body, c, _ := connect(t, proxy, "example.com:443")
 	c.Close()
-	if status != "403 Forbidden" || !strings.Contains(body, "no network policy") {
+	if status != "403 "+RefusedText || !strings.Contains(body, "no network policy") {
 		t.Fatalf("%q %q", status, body)
 	}
 }

@@ -126,6 +126,7 @@ func (r *run) supervise(ctx context.Context, p Process, proxy *Proxy, ln net.Lis
 	if ln != nil {
 		go proxy.Serve(pctx, ln)
 	}
+	serveForwards(pctx, p.Forwards(), r.o.Decider, r.log)
 	if r.o.ForwardSignals {
 		// os/signal's Notify and Stop round-trip with a thread per signal
 		// (0.3-0.9 ms each way): they overlap the command instead of
@@ -217,6 +218,9 @@ func (r *run) complete(s *Spec, port int) error {
 	}
 	s.Env = jailEnv(baseEnv(r.o), r.o, port, s.Enforce.NetNS)
 	s.FS = buildFS(r.o, s.Enforce.MountNS, r.global)
+	if s.Enforce.NetNS {
+		s.Net.Forward = r.forwardPorts(port)
+	}
 	r.logPlan(s)
 	return nil
 }

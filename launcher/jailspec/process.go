@@ -17,6 +17,11 @@ type Process interface {
 	// 127.0.0.1:Net.ProxyPort inside the jail's network namespace, for
 	// the supervisor's proxy to serve; nil without a network namespace.
 	ProxyListener() net.Listener
+	// Forwards are the listening sockets the jail's init opened for
+	// Net.Forward (one per port and loopback address, 127.0.0.1 and,
+	// where the kernel has IPv6, ::1), for the supervisor to relay; nil
+	// without a network namespace.
+	Forwards() []net.Listener
 	// Wait waits for the jailed command to end, then kills whatever is
 	// left in the jail and releases it. Cancelling ctx kills the jail
 	// at once and still waits for it.

@@ -115,6 +115,14 @@ type Net struct {
 	// command whose need is the network itself (git push over ssh, npm
 	// publish) and says so to the human; run mode never does.
 	Open bool
+	// Forward lists TCP ports of the host's loopback services (a local
+	// model server, a database) that the jail's init also listens on, on
+	// its own 127.0.0.1 and ::1, inside the network namespace (it needs
+	// Enforce.NetNS): the supervisor accepts on those sockets (see
+	// Process.Forwards), asks the proxy's decider about each connection
+	// and relays an allowed one to the same address and port on the
+	// host. Nothing else of the host's loopback is reachable.
+	Forward []int
 }
 
 // Limits are the cgroup limits; zero means no limit.

@@ -68,6 +68,7 @@ type process struct{ cmd *exec.Cmd }
 func (p *process) Pid() int                    { return p.cmd.Process.Pid }
 func (p *process) Signal(s os.Signal) error    { return p.cmd.Process.Signal(s) }
 func (p *process) ProxyListener() net.Listener { return nil }
+func (p *process) Forwards() []net.Listener    { return nil }
 func (p *process) Kill() error                 { return p.cmd.Process.Kill() }
 
 func (p *process) Wait(ctx context.Context) (jailspec.ExitStatus, error) {
