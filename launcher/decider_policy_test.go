@@ -65,7 +65,7 @@ network:
 		{"evil.example.com", 443, false, "known bad", false},
 		{"10.1.2.3", 8080, true, "", false},
 		{"10.1.2.3", 8081, false, "nobody decided", true},
-		{"93.184.216.34", 443, false, "nobody decided", true}, // example.com's address: a name rule does not match it
+		{"93.184.216.34", 443, false, "nobody decided", true},        // example.com's address: a name rule does not match it
 		{"127.0.0.1", 80, false, "a service on this machine", false}, // "localhost" does not match loopback, and no rule names it
 		{"::1", 80, false, "a service on this machine", false},
 		{"169.254.169.254", 80, false, "metadata", false},

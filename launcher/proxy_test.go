@@ -78,7 +78,7 @@ func TestProxyConnect(t *testing.T) {
 		name, target, status, body string
 	}{
 		{"allowed tunnel", echo, "200 Connection established", ""},
-		{"unlisted host", "127.0.0.1:1", "403 "+RefusedText, "127.0.0.1:1 is not on the allow list"},
+		{"unlisted host", "127.0.0.1:1", "403 " + RefusedText, "127.0.0.1:1 is not on the allow list"},
 		{"disguised loopback", "0x7f.0.0.1:" + echo[strings.LastIndexByte(echo, ':')+1:], "400 Bad Request", "bad IP literal"},
 		{"bad port", "example.com:99999", "400 Bad Request", "bad port"},
 		{"allowed name resolving to loopback", "localhost:" + echo[strings.LastIndexByte(echo, ':')+1:], "502 Bad Gateway", "loopback"},
