@@ -120,10 +120,21 @@ func (w *walker) protectText(text, src string) {
 }
 
 // protectGlob checks a literal that a program expands as a glob itself
-// (find -name, git pathspecs, rg -g, ...).
+// (find -name, git pathspecs, rg -g, ...): only a pattern aimed at a
+// protected name is one (MayTarget says why).
 func (w *walker) protectGlob(text, src string) {
 	for _, name := range w.a.opts.Protected {
-		if MayReach(text, name) && !literalReaches(text, name) {
+		if MayTarget(text, name) && !literalReaches(text, name) {
+			w.a.add(Effect{Kind: Protected, Path: clip(text), Reason: "pattern can match the protected name " + name, Source: src})
+			return
+		}
+	}
+}
+
+// protectRegex is protectGlob for find's -regex and -iregex.
+func (w *walker) protectRegex(text, src string, emacs, fold bool) {
+	for _, name := range w.a.opts.Protected {
+		if RegexMayTarget(text, name, emacs, fold) && !literalReaches(text, name) {
 			w.a.add(Effect{Kind: Protected, Path: clip(text), Reason: "pattern can match the protected name " + name, Source: src})
 			return
 		}

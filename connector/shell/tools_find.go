@@ -58,6 +58,7 @@ func isFindExprStart(a Word) bool {
 }
 
 func (w *walker) findExpr(expr, starts []Word, c cmdCtx) {
+	emacs := true // -regex's syntax until a -regextype
 	for i := 0; i < len(expr); i++ {
 		t := expr[i].Text
 		if expr[i].Dynamic {
@@ -89,6 +90,16 @@ func (w *walker) findExpr(expr, starts []Word, c cmdCtx) {
 			if t == "-fprintf" {
 				i++
 			}
+		case "-regextype":
+			if i+1 < len(expr) {
+				emacs = expr[i+1].Text == "emacs"
+				i++
+			}
+		case "-regex", "-iregex":
+			if i+1 < len(expr) && !expr[i+1].Dynamic {
+				w.protectRegex(expr[i+1].Text, c.src, emacs, t == "-iregex")
+			}
+			i++
 		default:
 			if findArgPredicates[t] && i+1 < len(expr) {
 				if findGlobPredicates[t] && !expr[i+1].Dynamic {

@@ -24,6 +24,22 @@ var gitPathspecCmds = map[string]bool{
 	"commit": true, "show": true, "archive": true, "update-index": true, "check-ignore": true,
 }
 
+// pathspecPattern is a pathspec without its magic prefix (":(glob,icase)",
+// ":!", ":^", ":/"), the part git matches names with.
+func pathspecPattern(spec string) string {
+	if !strings.HasPrefix(spec, ":") {
+		return spec
+	}
+	if strings.HasPrefix(spec, ":(") {
+		if i := strings.IndexByte(spec, ')'); i > 0 {
+			return spec[i+1:]
+		}
+		return spec
+	}
+	rest := strings.TrimLeft(spec[1:], "!^/")
+	return strings.TrimPrefix(rest, ":")
+}
+
 func (w *walker) gitSubcommand(sub string, args []Word, c cmdCtx) {
 	g := parseGitArgs(args)
 	if g.dynamic {
@@ -42,7 +58,7 @@ func (w *walker) gitSubcommand(sub string, args []Word, c cmdCtx) {
 			w.a.opaqueSrc(c.src, "git remote helper "+op.Text+" runs a program")
 		}
 		if gitPathspecCmds[sub] {
-			w.protectGlob(op.Text, c.src)
+			w.protectGlob(pathspecPattern(op.Text), c.src)
 		}
 	}
 	for _, f := range g.values("--output") {
