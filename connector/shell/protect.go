@@ -95,6 +95,11 @@ func componentReaches(comp []seg, name string, nameRunes []rune) bool {
 	}
 	for _, alt := range expandExt(comp, 0) {
 		for _, variant := range windowsForms(alt) {
+			// A form cut at ":" keeps the rule: "$f: " is no more
+			// than $f.
+			if dyn && literalBytes(variant) < 2 {
+				continue
+			}
 			if globMatch(compile(variant), nameRunes) {
 				return true
 			}

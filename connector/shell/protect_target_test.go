@@ -77,3 +77,23 @@ func TestMayTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamCutKeepsTheRule: a word that is an expansion and a colon
+// ("$f: ") was read as the Windows stream of whatever $f holds, so a loop
+// printing "$f: ..." was denied as self-protection.
+func TestStreamCutKeepsTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{`for f in src/*.go; do echo "$f: $(wc -l < "$f")"; done`, false},
+		{`echo "$x: done"`, false},
+		{`cat "$d/.sandbox:x"`, true},
+		{`cat "$d.sandbox::\$DATA"`, true},
+	} {
+		effs := Analyze(tc.in, testOpts)
+		if got := hasKind(effs, Protected); got != tc.want {
+			t.Errorf("Analyze(%q) protected = %v, want %v: %q", tc.in, got, tc.want, briefs(effs))
+		}
+	}
+}

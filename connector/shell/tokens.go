@@ -81,6 +81,10 @@ func (t *tokenizer) dblQuoted(q *syntax.DblQuoted) {
 		return
 	}
 	for _, p := range q.Parts {
+		if body, ok := heredocText(p); ok {
+			t.quotedText(body)
+			continue
+		}
 		lit, ok := p.(*syntax.Lit)
 		if !ok {
 			t.part(p)
