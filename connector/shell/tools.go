@@ -186,7 +186,9 @@ func (w *walker) operandFiles(s *toolSpec, p parsedArgs, files []Word, name stri
 	switch s.role {
 	case roleRead:
 		w.each(Read, files, name+" reads the file", c)
-	case roleWrite, roleLink:
+	case roleLink:
+		w.linkOperands(p, files, name, c)
+	case roleWrite:
 		w.each(Write, files, name+" writes the file", c)
 	case roleMove:
 		w.each(Write, files, name+" moves the file", c)
