@@ -301,6 +301,7 @@ type awkScan struct {
 	p          *awkProg
 	printDepth int // nesting level of the print statement; -1 outside one
 	getline    bool
+	before     awkTok // the token before the name being scanned
 }
 
 // awkDanger are names whose mere use escalates.
@@ -322,6 +323,7 @@ func (sc *awkScan) step() bool {
 	case awkEOF:
 		return false
 	case awkName:
+		sc.before = prev
 		sc.name(t.text, depth)
 	case awkNewline:
 		if sc.printDepth == depth && !awkContinues(prev) {
@@ -334,6 +336,9 @@ func (sc *awkScan) step() bool {
 }
 
 func (sc *awkScan) name(n string, depth int) {
+	if n == "ENVIRON" && sc.plainEnviron() {
+		return
+	}
 	if why, ok := awkDanger[n]; ok {
 		sc.p.danger = why
 		return

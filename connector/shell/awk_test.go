@@ -169,3 +169,29 @@ func awkNamesOutsideText(prog string) bool {
 	}
 	return false
 }
+
+// TestAwkEnviron: ENVIRON["HOME"] prints what printenv HOME would; any
+// other use of ENVIRON still escalates (the environment holds tokens).
+func TestAwkEnviron(t *testing.T) {
+	for _, tc := range []struct {
+		prog   string
+		danger bool
+	}{
+		{`BEGIN { print ENVIRON["HOME"] }`, false},
+		{`BEGIN { print ENVIRON["GOPATH"], ENVIRON["LC_ALL"] }`, false},
+		{`{ print $1 > ENVIRON["HOME"] "/x" }`, true},
+		{`BEGIN { getline l < ENVIRON["HOME"] }`, true},
+		{`BEGIN { print ENVIRON["ANTHROPIC_API_KEY"] }`, true},
+		{`BEGIN { print ENVIRON["GITHUB_TOKEN"] }`, true},
+		{`BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }`, true},
+		{`BEGIN { k = "HOME"; print ENVIRON[k] }`, true},
+		{`BEGIN { print ENVIRON["HO" "ME"] }`, true},
+		{`BEGIN { print ENVIRON["HOME\x00"] }`, true},
+		{`BEGIN { print ENVIRON }`, true},
+		{`BEGIN { print ENVIRON["HOME"]; system("id") }`, true},
+	} {
+		if got := parseAwk(tc.prog).danger != ""; got != tc.danger {
+			t.Errorf("parseAwk(%q) danger = %v (%q), want %v", tc.prog, got, parseAwk(tc.prog).danger, tc.danger)
+		}
+	}
+}
