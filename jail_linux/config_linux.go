@@ -23,6 +23,11 @@ type initConfig struct {
 	// SharedTmp keeps the host's /tmp and /var/tmp, their sockets hidden
 	// (jailspec.FS.SharedTmp).
 	SharedTmp bool `json:"shared_tmp"`
+	// TmpSockets are the sockets the supervisor found in the shared
+	// scratch trees (findTmpSockets); TmpScan asks the init to walk the
+	// trees for more.
+	TmpSockets []string `json:"tmp_sockets"`
+	TmpScan    bool     `json:"tmp_scan"`
 	// Placeholders are the paths the supervisor created to pin missing
 	// ReadOnly names for this run.
 	Placeholders []string              `json:"placeholders"`

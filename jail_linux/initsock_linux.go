@@ -36,11 +36,12 @@ const (
 var tmpSocketDirs = []string{"tmux-*", "screens", "uscreens", ".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix",
 	".Test-unix", "ssh-*", "emacs[0-9]*", "nvim*", "pulse-*", "systemd-private-*"}
 
-// tmpScan bounds the search for sockets in a shared /tmp, on every
-// jailed command of connector mode: three levels catch the usual places
-// (/tmp/x.sock, /tmp/app/x.sock, /tmp/app-UID/run/x.sock), and the scan
-// goes shallowest first, so that a big build tree deep down uses up the
-// budget last. 16384 entries take a few milliseconds.
+// tmpScan bounds the walk that looks for sockets in a shared /tmp when
+// the kernel's socket table cannot tell where they are (tableSockets):
+// three levels catch the usual places (/tmp/x.sock, /tmp/app/x.sock,
+// /tmp/app-UID/run/x.sock), and the walk goes shallowest first, so that a
+// big build tree deep down uses up the budget last. 16384 entries take a
+// few milliseconds.
 const (
 	tmpScanDepth   = 3
 	tmpScanEntries = 16384
@@ -73,7 +74,7 @@ func hideSockets(cfg *initConfig, hd *hider) error {
 		}
 	}
 	for _, root := range cfg.sharedTmp() {
-		if err := hideTmpSockets(root, cfg.Writable, hd); err != nil {
+		if err := hideTmpSockets(root, cfg, hd); err != nil {
 			return err
 		}
 	}
@@ -81,24 +82,39 @@ func hideSockets(cfg *initConfig, hd *hider) error {
 }
 
 // hideTmpSockets hides, in a scratch tree shared with the host, the
-// well-known socket dirs whole and every other socket the scan finds.
-func hideTmpSockets(root string, writable []string, hd *hider) error {
-	for _, pat := range tmpSocketDirs {
-		names, _ := filepath.Glob(filepath.Join(root, pat)) // only a bad pattern errs
-		for _, d := range names {
-			if isDir(d) && !slices.Contains(writable, d) && !anyWithin(writable, d) {
-				if err := hd.hide(d); err != nil {
-					return err
-				}
+// well-known socket dirs whole and every socket the supervisor found in
+// the kernel's table (and, when the table could not place them all,
+// every socket a walk finds).
+func hideTmpSockets(root string, cfg *initConfig, hd *hider) error {
+	for _, e := range readDirN(root, -1) {
+		d := filepath.Join(root, e.Name())
+		if e.IsDir() && matchesAny(e.Name(), tmpSocketDirs) && !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
+			if err := hd.hide(d); err != nil {
+				return err
 			}
 		}
 	}
-	for _, s := range findSockets(root, tmpScanDepth, tmpScanEntries) {
-		if err := hd.hide(s); err != nil {
-			return err
+	socks := cfg.TmpSockets
+	if cfg.TmpScan {
+		socks = append(socks, findSockets(root, tmpScanDepth, tmpScanEntries)...)
+	}
+	for _, s := range socks {
+		if within(s, root) {
+			if err := hd.hide(s); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+func matchesAny(name string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := filepath.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // findSockets lists the sockets below root, breadth first, down to depth

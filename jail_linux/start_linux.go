@@ -75,6 +75,7 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 		if s.pins, err = makePins(s.cfg, s.spec.FS.Placeholders); err != nil {
 			return nil, err
 		}
+		s.cfg.findTmpSockets()
 	}
 	if err = s.handshake(ctx); err != nil {
 		return nil, err

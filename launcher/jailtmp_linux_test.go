@@ -43,7 +43,9 @@ func hostTmp(t *testing.T, prefix string) string {
 // the agent's unjailed tools wrote there is read and one the jail writes
 // is there for the next command, while every socket found there when the
 // jail starts stays out of reach: in a tmux-like socket dir, a bare socket
-// file, one three levels down, one in /var/tmp. /dev/shm stays private.
+// file (renamed after its bind: the kernel's table cannot place it, so the
+// init walks), one three levels down, one six levels down (beyond the
+// walk), one in /var/tmp. /dev/shm stays private.
 func TestJailSharedScratch(t *testing.T) {
 	e := newJailEnv(t)
 	m := jailModes[0]
@@ -61,7 +63,12 @@ func TestJailSharedScratch(t *testing.T) {
 	if err := os.MkdirAll(deep, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	deepSock := unixServer(t, deep) // /tmp/X/a/agent.sock: the third level, the scan's last
+	deepSock := unixServer(t, deep) // /tmp/X/a/agent.sock: the third level, the walk's last
+	deeper := filepath.Join(host, "a", "b", "c", "d", "e")
+	if err := os.MkdirAll(deeper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	deeperSock := unixServer(t, deeper) // beyond any walk: found in the kernel's socket table
 	varTmp, err := os.MkdirTemp("/var/tmp", "sandbox-shared-")
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +94,8 @@ try deep-socket sh -c '%[1]s probe unix %[8]s | grep -q ^ok'
 try see-shm test -e %[9]s
 try own-socket sh -c '%[1]s probe unixown %[2]s/own.sock | grep -q ^ok'
 try read-work grep -q kept %[10]s/keep
-`, e.probe, host, varTmp, tmux, loose, shallow, varSock, deepSock, shm, work)
+try deeper-socket sh -c '%[1]s probe unix %[11]s | grep -q ^ok'
+`, e.probe, host, varTmp, tmux, loose, shallow, varSock, deepSock, shm, work, deeperSock)
 	got, out := e.shLines(t, m, script, func(o *Options) {
 		o.SharedTmp = true
 		o.Writable = append(o.Writable, work)
@@ -95,7 +103,7 @@ try read-work grep -q kept %[10]s/keep
 	want := map[string]string{
 		"read-host": "ok", "read-work": "ok", "write-host": "ok", "write-var-tmp": "ok", "own-socket": "ok",
 		"tmux-socket": "denied", "loose-socket": "denied", "app-socket": "denied", "var-tmp-socket": "denied",
-		"deep-socket": "denied", "rm-loose-socket": "denied", "see-shm": "denied",
+		"deep-socket": "denied", "deeper-socket": "denied", "rm-loose-socket": "denied", "see-shm": "denied",
 	}
 	for k, v := range want {
 		if got[k] != v {

@@ -1,0 +1,136 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// findTmpSockets fills in the sockets the init hides in the shared
+// scratch trees. It runs in the supervisor, before the init configures
+// its mounts, and asks the kernel's socket table (boundSockets) instead
+// of walking the trees: a cluttered /tmp took 8.5 ms to walk on every
+// jailed command of connector mode. Only a socket bound in this network
+// namespace is in the table (a program in another one that shares the
+// host's /tmp is not: docs/THREAT-MODEL.md). The table gives each
+// socket's path as it was bound and the identity of its file; when any
+// socket whose file may lie in the trees cannot be placed for certain (a
+// relative or stale path, its file renamed or moved away, a second link
+// to it), the init also walks the trees as before (TmpScan).
+func (c *initConfig) findTmpSockets() {
+	roots := c.sharedTmp()
+	if len(roots) == 0 {
+		return
+	}
+	socks, ok := tableSockets(roots)
+	c.TmpSockets, c.TmpScan = socks, !ok
+}
+
+// tableSockets returns the sockets placed in the roots, and whether
+// every socket that may lie in them was placed.
+func tableSockets(roots []string) ([]string, bool) {
+	devs, ok := treeDevs(roots)
+	if !ok {
+		return nil, false
+	}
+	table, err := boundSockets()
+	if err != nil {
+		return nil, false
+	}
+	var out []string
+	placed := true
+	for _, s := range table {
+		if !devs[s.dev] {
+			continue // its file is on no file system the trees hold
+		}
+		real, ok := placeSocket(s)
+		placed = placed && ok
+		if ok && inAny(real, roots) {
+			out = append(out, real)
+		}
+	}
+	return out, placed
+}
+
+// placeSocket returns where the socket's file is: its bound path, links
+// resolved, if that path still names the socket's file and it has no
+// other name.
+func placeSocket(s boundSocket) (string, bool) {
+	if !filepath.IsAbs(s.path) {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(s.path)
+	if err != nil {
+		return "", false
+	}
+	var st unix.Stat_t
+	if unix.Lstat(real, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK || !s.sameFile(&st) || st.Nlink != 1 {
+		return "", false
+	}
+	return real, true
+}
+
+// treeDevs lists, in the kernel's dev_t encoding, the file systems of
+// the roots and of every mount below them (/proc/self/mountinfo).
+func treeDevs(roots []string) (map[uint32]bool, bool) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	devs := map[uint32]bool{}
+	for _, r := range roots {
+		var st unix.Stat_t
+		if unix.Stat(r, &st) != nil {
+			return nil, false
+		}
+		devs[kernelDev(unix.Major(st.Dev), unix.Minor(st.Dev))] = true
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		// ID PARENT MAJOR:MINOR ROOT MOUNTPOINT ...
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 {
+			return nil, false
+		}
+		if !inAny(unescapeMount(fields[4]), roots) {
+			continue
+		}
+		maj, min, ok := strings.Cut(fields[2], ":")
+		a, aerr := strconv.ParseUint(maj, 10, 32)
+		b, berr := strconv.ParseUint(min, 10, 32)
+		if !ok || aerr != nil || berr != nil {
+			return nil, false
+		}
+		devs[kernelDev(uint32(a), uint32(b))] = true
+	}
+	return devs, sc.Err() == nil
+}
+
+func kernelDev(major, minor uint32) uint32 { return major<<20 | minor }
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,131 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// listenUnix listens on a unix socket at p until the test ends.
+func listenUnix(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	t.Cleanup(func() { ln.Close() })
+}
+
+// TestTableSockets: the kernel's table places every live socket in a
+// shared scratch tree, at any depth; a socket it cannot place for
+// certain (its file renamed, its directory moved, a second link, bound
+// by a relative path) sends the init back to walking the tree.
+func TestTableSockets(t *testing.T) {
+	tests := []struct {
+		name   string
+		make   func(t *testing.T, root string) string // returns the socket the jail must not reach
+		placed bool
+	}{
+		{"at the top", func(t *testing.T, root string) string {
+			p := filepath.Join(root, "x.sock")
+			listenUnix(t, p)
+			return p
+		}, true},
+		{"six levels down", func(t *testing.T, root string) string {
+			p := filepath.Join(root, "a", "b", "c", "d", "e", "x.sock")
+			listenUnix(t, p)
+			return p
+		}, true},
+		{"renamed after the bind", func(t *testing.T, root string) string {
+			p := filepath.Join(root, "x.sock")
+			listenUnix(t, p)
+			mustRename(t, p, filepath.Join(root, "y.sock"))
+			return filepath.Join(root, "y.sock")
+		}, false},
+		{"its directory moved", func(t *testing.T, root string) string {
+			listenUnix(t, filepath.Join(root, "app", "x.sock"))
+			mustRename(t, filepath.Join(root, "app"), filepath.Join(root, "other"))
+			return filepath.Join(root, "other", "x.sock")
+		}, false},
+		{"a second link", func(t *testing.T, root string) string {
+			p := filepath.Join(root, "x.sock")
+			listenUnix(t, p)
+			if err := os.Link(p, filepath.Join(root, "z")); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(root, "z")
+		}, false},
+		{"bound by a relative path", func(t *testing.T, root string) string {
+			t.Chdir(root)
+			listenUnix(t, "rel.sock")
+			return filepath.Join(root, "rel.sock")
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			placed := tc.placed
+			if _, ok := tableSockets([]string{root}); !ok {
+				// a socket of another program on this file system cannot
+				// be placed: every start walks here
+				t.Log("the table cannot place another program's socket: checking the walk")
+				placed = false
+			}
+			want := tc.make(t, root)
+			got, ok := tableSockets([]string{root})
+			if ok != placed {
+				t.Fatalf("placed %v, want %v (found %q)", ok, placed, got)
+			}
+			if ok && !slices.Contains(got, want) {
+				t.Errorf("found %q, not %s", got, want)
+			}
+			if !ok && !slices.Contains(append(got, findSockets(root, 3, 1000)...), want) {
+				t.Errorf("the walk the init falls back to does not find %s", want)
+			}
+		})
+	}
+}
+
+// TestTableSocketsOutside: sockets outside the trees are left to the
+// other hiding rules, and a socket file nobody listens on is nothing
+// (connect fails anyway).
+func TestTableSocketsOutside(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, out := filepath.Join(base, "tmp"), filepath.Join(base, "home", "x.sock")
+	listenUnix(t, out)
+	stale := filepath.Join(root, "stale.sock")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	got, ok := tableSockets([]string{root})
+	if len(got) != 0 {
+		t.Errorf("tableSockets = %q, %v; want nothing, placed", got, ok)
+	}
+}
+
+func mustRename(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
