@@ -33,6 +33,10 @@ type Profile struct {
 	MapTool func(name string, input json.RawMessage, call *hook.Call) error
 	// Brief tunes the SessionStart text.
 	Brief hook.BriefOptions
+	// PostContext says whether the agent reads additionalContext from a
+	// PostToolUse answer: the hook then tells the model how to ask when
+	// the jail refused part of a shell command.
+	PostContext bool
 }
 
 // Claude is Claude Code's profile.
@@ -42,6 +46,7 @@ var Claude = Profile{
 	AllowJSON:    true,
 	UpdatesInput: true,
 	MapTool:      MapTool,
+	PostContext:  true,
 	Brief: hook.BriefOptions{
 		Justify: "Give every Bash call a clear `description`: it is the justification the human reads before approving.",
 	},

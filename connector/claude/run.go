@@ -55,7 +55,7 @@ func Run(ctx context.Context, p Profile, stdin io.Reader, stdout io.Writer, open
 	case PreToolUse:
 		return pre(ctx, p, core, in, cwd, stdout)
 	case PostToolUse:
-		return post(ctx, p, core, in, cwd)
+		return post(ctx, p, core, in, cwd, stdout)
 	}
 	brief := p.Brief
 	brief.MCP = brief.MCP || mcpInstalled(core)
@@ -190,12 +190,34 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-func post(ctx context.Context, p Profile, core *hook.Core, in *Input, cwd string) error {
+func post(ctx context.Context, p Profile, core *hook.Core, in *Input, cwd string, stdout io.Writer) error {
 	call, err := toCall(p, in, cwd)
 	if err != nil {
 		return err
 	}
-	return core.PostToolUse(ctx, call, responseOutcome(in.ToolResponse))
+	if err := core.PostToolUse(ctx, call, responseOutcome(in.ToolResponse)); err != nil {
+		return err
+	}
+	if !p.PostContext {
+		return nil
+	}
+	if note := core.PostToolUseContext(call, responseText(in.ToolResponse)); note != "" {
+		return WriteOutput(stdout, &Output{HookSpecificOutput: &Specific{HookEventName: PostToolUse, AdditionalContext: note}})
+	}
+	return nil
+}
+
+// responseText is a Bash tool_response's stdout and stderr ("" for other
+// tools' responses).
+func responseText(raw json.RawMessage) string {
+	var r struct {
+		Stdout string `json:"stdout"`
+		Stderr string `json:"stderr"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return ""
+	}
+	return r.Stdout + "\n" + r.Stderr
 }
 
 // responseOutcome summarises a tool_response for the audit log.

@@ -17,6 +17,17 @@ func (c *Core) PostToolUse(ctx context.Context, call *Call, outcome string) erro
 	})
 }
 
+// PostToolUseContext is what the model is told after a call ran, or "":
+// when a jailed shell command's output (stdout and stderr) shows the jail
+// refused a write or a connection, one sentence with the exact
+// `sandbox request` command that asks a human for it.
+func (c *Core) PostToolUseContext(call *Call, output string) string {
+	return c.refusalNote(call, output)
+}
+
+// askLine is the brief's sentence on what to do when the jail refuses.
+const askLine = `- When the jail refuses a write ("Read-only file system", "Permission denied" outside the project) or a connection (the proxy's "403 Forbidden by sandbox"), ask a human instead of working around it: sandbox request --reason 'WHY' --script 'COMMAND' runs COMMAND outside the jail once approved. Services on this machine's loopback (a database, a local model server) are reachable only when policy.yaml's network: section names them (127.0.0.1:PORT).`
+
 // BriefOptions say what the session brief mentions.
 type BriefOptions struct {
 	// Justify tells the model how to justify a privileged call, in the
@@ -41,6 +52,9 @@ func (c *Core) Brief(o BriefOptions) string {
 	}
 	if l := c.jailLine(); l != "" {
 		lines = append(lines, l)
+	}
+	if c.JailState == JailWraps || c.JailState == JailInside {
+		lines = append(lines, askLine)
 	}
 	if o.MCP {
 		lines = append(lines, "- MCP tools: run_privileged asks for a command directly, check_request returns the result of a request id, sandbox_status shows what is pending.")
