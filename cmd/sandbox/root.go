@@ -30,6 +30,7 @@ var commands = []func() *cobra.Command{
 	newRestoreCmd,
 	newCheckCmd,
 	newPolicyCmd,
+	newRememberedCmd,
 	newAuditCmd,
 	newVersionCmd,
 }

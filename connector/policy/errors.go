@@ -17,6 +17,11 @@ var (
 	ErrBadRecord = errors.New("state record is unsigned, tampered or inconsistent")
 	// ErrBadPattern is returned for a pattern that cannot be compiled.
 	ErrBadPattern = errors.New("invalid pattern")
+	// ErrNotFound is returned for a remembered decision ID that names none.
+	ErrNotFound = errors.New("no such remembered decision")
+	// ErrNoRules is returned when a policy change cannot be written
+	// because no rule qualifies or the file's layout cannot take it.
+	ErrNoRules = errors.New("no rule to add")
 )
 
 // FileError is a problem at one line of a policy file. Its text is

@@ -146,3 +146,59 @@ func readRememberedFile(path string) (rememberedFile, error) {
 	}
 	return file, nil
 }
+
+// ID is a short, stable name for the entry (a prefix of its signature),
+// which `sandbox remembered forget` takes.
+func (r *Remembered) ID() string {
+	if len(r.MAC) < 12 {
+		return r.MAC
+	}
+	return r.MAC[:12]
+}
+
+// Forget removes the remembered decisions of f whose ID is in ids (every
+// one when all is set), signed or not, and returns the removed entries.
+// An id that names no entry is an error (ErrNotFound) and nothing is
+// removed.
+func Forget(f folder.Folder, st *userstate.State, ids []string, all bool) ([]Remembered, error) {
+	path, err := rememberedPath(f, st)
+	if err != nil {
+		return nil, err
+	}
+	var gone []Remembered
+	err = withLock(path, func() error {
+		file, err := readRememberedFile(path)
+		if errors.Is(err, fs.ErrNotExist) && all {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("forget: %w", err)
+		}
+		want := map[string]bool{}
+		for _, id := range ids {
+			want[id] = true
+		}
+		var kept []Remembered
+		for _, e := range file.Entries {
+			if all || want[e.ID()] {
+				delete(want, e.ID())
+				gone = append(gone, e)
+				continue
+			}
+			kept = append(kept, e)
+		}
+		for id := range want {
+			return fmt.Errorf("forget: %q: %w", id, ErrNotFound)
+		}
+		file.Entries = kept
+		js, err := json.MarshalIndent(file, "", "  ")
+		if err != nil {
+			return fmt.Errorf("forget: %w", err)
+		}
+		return atomicfile.WriteFile(path, append(js, '\n'), 0o600)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gone, nil
+}
