@@ -52,6 +52,7 @@ func newPolicyCmd() *cobra.Command {
 		sub("show", "Print the policy in force (the last accepted), and say if a change is pending", runPolicyShow),
 		sub("diff", "Show the pending change to the policy as a unified diff", runPolicyDiff),
 		sub("accept", "Show the pending change, validate it, ask, and accept it", runPolicyAccept),
+		newPolicySuggestCmd(),
 	)
 	return cmd
 }

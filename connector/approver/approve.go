@@ -82,7 +82,11 @@ func (a *Approver) approveClaimed(ctx context.Context, c *queue.Claim, who Ident
 	if err != nil {
 		return nil, a.release(c, err)
 	}
-	if err := a.record(who, "request.approved", c, "approved", approvedDetail(who, pattern, rule)); err != nil {
+	detail := approvedDetail(who, pattern, rule)
+	if parts := a.escalatedParts(req); len(parts) > 0 {
+		detail["parts"] = parts
+	}
+	if err := a.record(who, "request.approved", c, "approved", detail); err != nil {
 		return nil, a.release(c, err)
 	}
 	decided := time.Now().UTC()

@@ -121,7 +121,7 @@ type candidate struct {
 // '**', then one more literal word at a time.
 func argvCandidates(exact string) []candidate {
 	words, err := splitPattern(exact)
-	if err != nil || len(words) < 2 {
+	if err != nil || len(words) < 1 {
 		return nil
 	}
 	lits := make([]string, len(words))
@@ -133,11 +133,18 @@ func argvCandidates(exact string) []candidate {
 		lits[i] = lit
 	}
 	first := 1
-	if subcommandTools[lits[0]] && len(lits) > 2 && plainWord(lits[1]) {
+	if subcommandTools[lits[0]] && len(lits) > 1 && plainWord(lits[1]) {
 		first = 2
 	}
+	// The whole argv followed by '**' is offered only for a bare command
+	// or subcommand (`npm install`): after real arguments, '**' would
+	// append anything (`rm -rf build /`).
+	last := len(lits) - 1
+	if len(lits) == first {
+		last = first
+	}
 	var out []candidate
-	for n := first; n < len(lits); n++ {
+	for n := first; n <= last; n++ {
 		out = append(out, argvCandidate(lits[:n]))
 	}
 	return out
