@@ -45,9 +45,9 @@ func TestLearn(t *testing.T) {
 	in = append(in, approvals(Shell, t0, "mkdir -p build", "mkdir -p build", "mkdir -p dist")...)
 	in = append(in, approvals(Shell, t0, "rm -rf build", "rm -rf build", "rm -rf build")...)
 	in = append(in, approvals(Network, t0, "registry.npmjs.org:443", "registry.npmjs.org:443", "registry.npmjs.org:443")...)
-	in = append(in, approvals(Shell, t0, "ls -la", "ls -la", "ls -la")...)          // allowed now: nothing to learn
-	in = append(in, approvals(Shell, t0, "touch once")...)                           // once: not repeated
-	in = append(in, approvals(Shell, t0, "rm -rf /", "rm -rf /", "rm -rf /")...)      // denied now: said so
+	in = append(in, approvals(Shell, t0, "ls -la", "ls -la", "ls -la")...)       // allowed now: nothing to learn
+	in = append(in, approvals(Shell, t0, "touch once")...)                       // once: not repeated
+	in = append(in, approvals(Shell, t0, "rm -rf /", "rm -rf /", "rm -rf /")...) // denied now: said so
 	got := map[string]Suggestion{}
 	for _, s := range e.Learn(in, 3) {
 		got[s.Examples[0]] = s
