@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,6 +55,45 @@ func TestWatchApproveAlwaysGeneral(t *testing.T) {
 		t.Fatalf("remembered request: exit %d, stderr %q", code, r2.err.String())
 	}
 	screen.waitFor(t, r2.id+" approved by remembered decision tee **", 1)
+	key("q")
+	if code := wait(); code != 0 {
+		t.Errorf("watch exit %d", code)
+	}
+}
+
+// The third approval of the same shape brings a one-key offer of the
+// narrowest rule covering the three (counted in the verified audit log);
+// nothing is remembered without the key, and with it the next request of
+// that shape is approved by itself.
+func TestWatchOffersRuleOnThirdApproval(t *testing.T) {
+	root := project(t, true)
+	screen, key, wait := plainWatch(t, root)
+	for i, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		r := startRequest(t, root, "s", "x\n", "--stdin", "--", "tee", "-a", name)
+		screen.waitFor(t, "── request "+r.id, 1)
+		key("a")
+		if code := r.wait(); code != 0 {
+			t.Fatalf("%s: exit %d\nwatch:\n%s", name, code, screen.String())
+		}
+		screen.waitFor(t, r.id+" exited 0", 1)
+		if i < 2 && strings.Contains(screen.String(), "always allow shell") {
+			t.Fatalf("offered a rule after %d approvals:\n%s", i+1, screen.String())
+		}
+	}
+	screen.waitFor(t, "shell `tee -a **` approved 3 times in 1 day", 1)
+	screen.waitFor(t, "[y] always allow shell `tee -a **` in this folder", 1)
+	key("y")
+	screen.waitFor(t, "remembered: shell `tee -a **`", 1)
+	r4 := startRequest(t, root, "s", "x\n", "--stdin", "--", "tee", "-a", "d.txt")
+	if code := r4.wait(); code != 0 {
+		t.Fatalf("remembered request: exit %d", code)
+	}
+	screen.waitFor(t, r4.id+" approved by remembered decision tee -a **", 1)
+	// A different shape is not covered.
+	r5 := startRequest(t, root, "s", "x\n", "--stdin", "--", "tee", "e.txt")
+	screen.waitFor(t, "── request "+r5.id, 1)
+	key("d")
+	r5.wait()
 	key("q")
 	if code := wait(); code != 0 {
 		t.Errorf("watch exit %d", code)

@@ -149,7 +149,10 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 				}
 			}
 			if key == 'a' {
-				return false, s.approve(ctx, it, false, "")
+				if err := s.approve(ctx, it, false, ""); err != nil {
+					return false, err
+				}
+				return false, s.offerLearned(ctx, it)
 			}
 			return false, s.approveAlways(ctx, it, pg.rv, arg)
 		case 'd':

@@ -72,6 +72,49 @@ type learnGroup struct {
 // that an escalate rule would still override, are returned with a Note
 // and no pattern.
 func (e *Engine) Learn(approvals []Approval, min int) []Suggestion {
+	groups, order := e.group(approvals)
+	var out []Suggestion
+	for _, k := range order {
+		if g := groups[k]; g.Count >= min {
+			out = append(out, e.finish(g))
+		}
+	}
+	return out
+}
+
+// LearnFor is Learn for the one shape of part p (an escalated part of a
+// request just approved): its suggestion, when at least min approvals
+// have that shape and a pattern can be proposed.
+func (e *Engine) LearnFor(approvals []Approval, p Part, min int) (Suggestion, bool) {
+	pr := e.Generalize(p)
+	if pr.Exact == "" {
+		return Suggestion{}, false
+	}
+	groups, _ := e.group(approvals)
+	g := groups[shapeKey(p, pr)]
+	if g == nil || g.Count < min {
+		return Suggestion{}, false
+	}
+	s := e.finish(g)
+	return s, s.Pattern != ""
+}
+
+// shapeKey groups approvals: the trigger, the rule that escalated them
+// and the general pattern (else the exact one).
+func shapeKey(p Part, pr Proposal) string {
+	shape := pr.General
+	if shape == "" {
+		shape = pr.Exact
+	}
+	if shape == "" {
+		shape = "\x00" + p.Propose // not proposable: grouped to say why once
+	}
+	return string(p.Trigger) + "\x00" + p.Rule + "\x00" + shape
+}
+
+// group sorts approvals into groups of one shape, as the policy e
+// decides them now; approvals it allows now are left out.
+func (e *Engine) group(approvals []Approval) (map[string]*learnGroup, []string) {
 	groups := map[string]*learnGroup{}
 	var order []string
 	for _, a := range approvals {
@@ -80,14 +123,7 @@ func (e *Engine) Learn(approvals []Approval, min int) []Suggestion {
 			continue
 		}
 		pr := e.Generalize(part)
-		shape := pr.General
-		if shape == "" {
-			shape = pr.Exact
-		}
-		if shape == "" {
-			shape = "\x00" + a.Propose // not proposable: grouped to say why once
-		}
-		key := string(a.Trigger) + "\x00" + part.Rule + "\x00" + shape
+		key := shapeKey(part, pr)
 		g := groups[key]
 		if g == nil {
 			g = &learnGroup{part: part, Suggestion: Suggestion{Trigger: a.Trigger, First: a.Time, Note: noteFor(pr)}}
@@ -103,15 +139,7 @@ func (e *Engine) Learn(approvals []Approval, min int) []Suggestion {
 			g.Note = "approved in several forms with no general pattern: " + pr.Why
 		}
 	}
-	var out []Suggestion
-	for _, k := range order {
-		g := groups[k]
-		if g.Count < min {
-			continue
-		}
-		out = append(out, e.finish(g))
-	}
-	return out
+	return groups, order
 }
 
 // noteFor is why a proposal gives nothing to learn, or "".
