@@ -15,6 +15,7 @@ const (
 	ruleInput    = "builtin:input"
 	ruleNothing  = "builtin:nothing-to-run"
 	ruleGit      = "builtin:git"
+	ruleEffects  = "effects"
 )
 
 const (

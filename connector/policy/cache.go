@@ -19,7 +19,7 @@ import (
 const (
 	cacheName    = "accepted-policy.cache"
 	cacheDomain  = "sandbox policy-cache v1"
-	cacheVersion = "3" // 2: shims; 3: every non-rule field of Policy as JSON
+	cacheVersion = "4" // 2: shims; 3: every non-rule field of Policy as JSON; 4: jailed
 )
 
 var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
@@ -52,8 +52,8 @@ func encodeCache(p *Policy) ([]byte, error) {
 			}
 			for _, list := range [][]*Rule{rs.Deny, rs.Escalate, rs.Allow} {
 				for _, r := range list {
-					fmt.Fprintf(&b, "R\t%s\t%s\t%d\t%s\t%d\t%t\t%s\t%s\n", set.ci, t, int(r.Tier), r.Tier, r.Line,
-						r.Dynamic, strconv.Quote(r.Pattern), strconv.Quote(r.Reason))
+					fmt.Fprintf(&b, "R\t%s\t%s\t%d\t%s\t%d\t%t\t%s\t%s\t%t\n", set.ci, t, int(r.Tier), r.Tier, r.Line,
+						r.Dynamic, strconv.Quote(r.Pattern), strconv.Quote(r.Reason), r.Jailed)
 				}
 			}
 		}
@@ -119,7 +119,7 @@ func (p *Policy) decodeCacheLine(line string) error {
 }
 
 // cacheRuleFields is the number of tab-separated fields of an R line.
-const cacheRuleFields = 8
+const cacheRuleFields = 9
 
 // splitFields cuts s at tabs into exactly len(f) fields.
 func splitFields(s string, f []string) bool {
@@ -150,7 +150,7 @@ func (p *Policy) decodeCacheRule(rest string, f []string) error {
 		}
 		rs.add(r)
 	case r.Trigger == Shell:
-		p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier})
+		p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier, jailed: r.Jailed})
 	default:
 		p.Rules[r.Trigger].add(r)
 	}
@@ -172,7 +172,8 @@ func parseCacheRule(f []string, compileNow bool) (*Rule, error) {
 	if err := firstErr(err1, err2, err3, err4); err != nil {
 		return nil, fmt.Errorf("bad cache rule: %w", err)
 	}
-	r := &Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason}
+	r := &Rule{Trigger: Trigger(f[1]), Tier: Tier(tier), Line: line, Dynamic: f[5] == "true", Pattern: pat, Reason: reason,
+		Jailed: f[8] == "true"}
 	switch {
 	case r.Tier < Allow || r.Tier > Deny:
 		return nil, fmt.Errorf("bad cache rule %q", pat)

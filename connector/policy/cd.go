@@ -19,6 +19,7 @@ type scriptCtx struct {
 	dirs      []string // every directory the script may be in (cwd first)
 	cdUnknown bool     // some cd goes where nothing static can tell
 	afterCD   bool     // the script changes directory at all
+	siblings  []shell.Effect // the effects that follow the Exec being decided, up to the next Exec
 }
 
 // workDir resolves the working directory ("" is the project root).

@@ -26,8 +26,11 @@ func combine(parts []Part) Decision {
 		d.Parts = []Part{}
 		return d
 	}
-	for _, p := range parts {
-		d.Decision = max(d.Decision, p.Decision)
+	for i := range parts {
+		d.Decision = max(d.Decision, parts[i].Decision)
+		if parts[i].Effect == "" {
+			parts[i].Effect = effectOf(&parts[i])
+		}
 	}
 	for _, p := range parts {
 		if p.Decision != d.Decision || len(d.Reasons) >= maxReasons {
@@ -43,6 +46,19 @@ func combine(parts []Part) Decision {
 		d.Reasons = append(d.Reasons, fmt.Sprintf("%d more parts not listed", len(parts)-len(d.Parts)))
 	}
 	return d
+}
+
+// effectOf names what a part is, as Part.Effect says: the kind of
+// effect and its subject.
+func effectOf(p *Part) string {
+	kind := string(p.Trigger)
+	switch p.Trigger {
+	case Shell:
+		kind = "exec"
+	case Network:
+		kind = "host"
+	}
+	return kind + " " + clipText(p.Subject, maxSubject)
 }
 
 func keepStrictest(parts []Part) []Part {

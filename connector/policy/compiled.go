@@ -9,7 +9,7 @@ import (
 
 // compiledMagic starts every compiled-policy cache; the version in it
 // changes whenever the layout does.
-const compiledMagic = "sandbox-compiled-policy/1\n"
+const compiledMagic = "sandbox-compiled-policy/2\n"
 
 // errCompiled is wrapped by every DecodeCompiled error.
 var errCompiled = errors.New("compiled policy cache")
@@ -37,11 +37,14 @@ func EncodeCompiled(p *Policy) []byte {
 }
 
 func appendRule(b []byte, r *Rule) []byte {
-	dyn := byte(0)
+	flags := byte(0)
 	if r.Dynamic {
-		dyn = 1
+		flags |= flagDynamic
 	}
-	b = append(b, triggerCode(r.Trigger), byte(r.Tier), dyn)
+	if r.Jailed {
+		flags |= flagJailed
+	}
+	b = append(b, triggerCode(r.Trigger), byte(r.Tier), flags)
 	b = binary.AppendUvarint(b, uint64(r.Line))
 	b = appendString(b, r.Pattern)
 	return appendString(b, r.Reason)
@@ -51,6 +54,13 @@ func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
+
+// A rule's flags byte.
+const (
+	flagDynamic = 1 << iota
+	flagJailed
+	flagsAll = flagDynamic | flagJailed
+)
 
 var triggerCodes = []Trigger{Shell, Write, Read, Network, MCP}
 
@@ -94,9 +104,9 @@ func DecodeCompiled(data []byte) (*Policy, error) {
 		case r.Trigger != Shell:
 			p.Rules[r.Trigger].add(r)
 		case r.lazy != nil: // a literal command name: filed under it on its first lookup
-			p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier, name: r.lazy.name, hasSlash: r.lazy.hasSlash})
+			p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier, name: r.lazy.name, hasSlash: r.lazy.hasSlash, jailed: r.Jailed})
 		default:
-			p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier})
+			p.lazy.lines = append(p.lazy.lines, shellLine{rule: r, tier: r.Tier, jailed: r.Jailed})
 		}
 	}
 	return p, nil
@@ -105,10 +115,10 @@ func DecodeCompiled(data []byte) (*Policy, error) {
 type decoder struct{ b []byte }
 
 func (d *decoder) rule() (*Rule, error) {
-	if len(d.b) < 3 || int(d.b[0]) >= len(triggerCodes) || d.b[1] < byte(Allow) || d.b[1] > byte(Deny) || d.b[2] > 1 {
+	if len(d.b) < 3 || int(d.b[0]) >= len(triggerCodes) || d.b[1] < byte(Allow) || d.b[1] > byte(Deny) || d.b[2]&^flagsAll != 0 {
 		return nil, fmt.Errorf("%w: bad rule header", errCompiled)
 	}
-	r := &Rule{Trigger: triggerCodes[d.b[0]], Tier: Tier(d.b[1]), Dynamic: d.b[2] == 1}
+	r := &Rule{Trigger: triggerCodes[d.b[0]], Tier: Tier(d.b[1]), Dynamic: d.b[2]&flagDynamic != 0, Jailed: d.b[2]&flagJailed != 0}
 	d.b = d.b[3:]
 	line, err := d.uvarint()
 	if err != nil {
@@ -123,6 +133,9 @@ func (d *decoder) rule() (*Rule, error) {
 	}
 	if r.Dynamic && (r.Trigger != Shell || r.Tier != Allow) {
 		return nil, fmt.Errorf("%w: `dynamic` on a %s %s rule", errCompiled, r.Trigger, r.Tier)
+	}
+	if r.Jailed && r.Trigger != Shell {
+		return nil, fmt.Errorf("%w: `jailed` on a %s rule", errCompiled, r.Trigger)
 	}
 	switch {
 	case r.deferShell(): // a plain-named shell pattern always compiles: on first use

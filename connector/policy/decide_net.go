@@ -20,6 +20,7 @@ const webSearchHost = "websearch"
 
 // Network decides reaching hostport ("host", "host:port", "[v6]:port").
 func (e *Engine) Network(hostport string) (d Decision) {
+	defer e.stampTo(&d)
 	defer e.recoverTo(&d, Network, hostport)
 	return combine([]Part{e.hostPart(hostport, hostport)})
 }
@@ -27,6 +28,7 @@ func (e *Engine) Network(hostport string) (d Decision) {
 // NetworkURL decides fetching a URL; the port defaults by scheme. A value
 // without "://" is taken as host:port.
 func (e *Engine) NetworkURL(raw string) (d Decision) {
+	defer e.stampTo(&d)
 	defer e.recoverTo(&d, Network, raw)
 	if !strings.Contains(raw, "://") {
 		return combine([]Part{e.hostPart(raw, raw)})
@@ -41,6 +43,7 @@ func (e *Engine) NetworkURL(raw string) (d Decision) {
 // WebSearch decides an agent's web search: the network destination
 // "websearch", since the query leaves the machine.
 func (e *Engine) WebSearch(query string) (d Decision) {
+	defer e.stampTo(&d)
 	defer e.recoverTo(&d, Network, query)
 	p := e.destPart(dest{name: webSearchHost})
 	p.Subject = webSearchHost + ": " + clipText(query, maxSubject)
@@ -106,6 +109,7 @@ func (e *Engine) scriptHostPart(ef *shell.Effect) Part {
 
 // MCP decides calling an MCP tool by its full name (mcp__server__tool).
 func (e *Engine) MCP(tool string) (d Decision) {
+	defer e.stampTo(&d)
 	defer e.recoverTo(&d, MCP, tool)
 	if !validTool(tool) {
 		return single(MCP, clipText(tool, maxSubject), Escalate, ruleInput, "not a valid MCP tool name")

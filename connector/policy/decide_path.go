@@ -6,12 +6,14 @@ import (
 
 // Write decides writing the file at p (relative to cwd, "" is the root).
 func (e *Engine) Write(p, cwd string) (d Decision) {
+	defer e.stampTo(&d)
 	defer e.recoverTo(&d, Write, p)
 	return e.fileDecision(Write, p, cwd)
 }
 
 // Read decides reading the file at p (relative to cwd, "" is the root).
 func (e *Engine) Read(p, cwd string) (d Decision) {
+	defer e.stampTo(&d)
 	defer e.recoverTo(&d, Read, p)
 	return e.fileDecision(Read, p, cwd)
 }
@@ -74,8 +76,8 @@ func (e *Engine) scriptPathParts(parts []Part, t Trigger, ef *shell.Effect, sc *
 			Reason: "a relative path after a change to an unknown directory"})
 	}
 	parts = append(parts, e.filePart(t, ef.Path, sc.cwd))
-	if t == Read && ef.Recursive {
-		parts = e.treeParts(parts, ef.Path, sc.cwd, treeRead{ef.SkipsHidden, ef.FollowsLinks})
+	if ef.Recursive {
+		parts = e.treeParts(parts, ef.Path, sc.cwd, treeOf(t, ef))
 	}
 	return parts
 }
@@ -97,9 +99,18 @@ func (e *Engine) globParts(parts []Part, t Trigger, ef *shell.Effect, sc *script
 	}
 	for _, m := range matches {
 		parts = append(parts, e.filePart(t, m, sc.cwd))
-		if t == Read && ef.Recursive {
-			parts = e.treeParts(parts, m, sc.cwd, treeRead{ef.SkipsHidden, ef.FollowsLinks})
+		if ef.Recursive {
+			parts = e.treeParts(parts, m, sc.cwd, treeOf(t, ef))
 		}
 	}
 	return parts
+}
+
+// treeOf is how the effect's tool goes through a tree: a recursive write
+// (rm -r, chmod -R, a directory mv moves) never follows the links in it.
+func treeOf(t Trigger, ef *shell.Effect) treeRead {
+	if t == Write {
+		return treeRead{write: true}
+	}
+	return treeRead{skipHidden: ef.SkipsHidden, follow: ef.FollowsLinks}
 }

@@ -20,6 +20,7 @@ var (
 // Shell decides a bash script run in cwd ("" is the project root): every
 // simple command, redirection, file and destination it would reach.
 func (e *Engine) Shell(script, cwd string) (d Decision) {
+	defer e.stampTo(&d)
 	defer e.recoverTo(&d, Shell, script)
 	switch {
 	case len(script) > maxScriptBytes:
@@ -33,6 +34,7 @@ func (e *Engine) Shell(script, cwd string) (d Decision) {
 // Argv decides a command run directly, without a shell (no re-joining:
 // each element is one word).
 func (e *Engine) Argv(argv []string, cwd string) (d Decision) {
+	defer e.stampTo(&d)
 	subject := quoteArgv(literalWords(argv, 16), len(argv) > 16)
 	defer e.recoverTo(&d, Shell, subject)
 	size := 0
@@ -69,6 +71,7 @@ func (e *Engine) decideEffects(effs []shell.Effect, cwd string) Decision {
 	}
 	sc, parts := e.newScript(effs, dir)
 	for i := range effs {
+		sc.siblings = siblings(effs, i)
 		parts = e.effectParts(parts, &effs[i], sc)
 	}
 	return combine(parts)
@@ -88,10 +91,10 @@ func (e *Engine) effectParts(parts []Part, ef *shell.Effect, sc *scriptCtx) []Pa
 		return append(parts, e.scriptHostPart(ef))
 	case shell.Protected:
 		return append(parts, Part{Trigger: Shell, Subject: effectSubject(ef), Decision: Deny, Rule: ruleSelf,
-			Reason: joinReason(ef.Reason, reasonSelf)})
+			Reason: joinReason(ef.Reason, reasonSelf), Effect: "protected " + clipText(effectSubject(ef), maxSubject)})
 	case shell.Opaque:
 		return append(parts, Part{Trigger: Shell, Subject: effectSubject(ef), Decision: Escalate, Rule: ruleOpaque,
-			Reason: joinReason(ef.Reason, "cannot be classified statically")})
+			Reason: joinReason(ef.Reason, "cannot be classified statically"), Effect: "opaque " + clipText(effectSubject(ef), maxSubject)})
 	}
 	return append(parts, Part{Trigger: Shell, Subject: effectSubject(ef), Decision: Escalate, Rule: ruleOpaque,
 		Reason: "unknown kind of effect " + ef.Kind.String()})
@@ -119,8 +122,16 @@ func (e *Engine) execPart(ef *shell.Effect, sc *scriptCtx) Part {
 			return p.matchAllow(ef.Args, ef.OpenEnded, sc.afterCD)
 		})
 	}
-	p := evaluate(e.index(Shell), lists, m).part(Shell, subject)
-	if p.Decision == Escalate {
+	v := evaluate(e.index(Shell), lists, m)
+	if ef.Understood && v.tier == Escalate && v.noRule {
+		if why := e.movesTree(ef, sc); why != "" {
+			v.reason += "; its effects cannot decide it: " + why
+		} else {
+			v = verdict{tier: Allow, rule: ruleEffects, reason: effectsReason(sc.siblings)}
+		}
+	}
+	p := v.part(Shell, subject)
+	if p.Decision == Escalate && v.soft {
 		p.Propose = proposeArgv(*ef)
 	}
 	return p

@@ -53,6 +53,13 @@ type Part struct {
 	// Propose is the narrowest pattern an "approve always" of this part
 	// would remember (set on escalated parts; empty when none fits).
 	Propose string `json:"propose,omitempty"`
+	// Effect is what this part is, as the effect that decided it:
+	// "exec node script.js", "write /p/build", "read ~/.ssh/id_rsa",
+	// "host registry.npmjs.org:443".
+	Effect string `json:"effect"`
+	// Jailed says the command runs in the project jail (the decision
+	// came from Engine.ForJail), as Decision.Jailed.
+	Jailed bool `json:"jailed"`
 }
 
 // Decision is the engine's answer: the strictest tier over all parts,
@@ -61,6 +68,9 @@ type Decision struct {
 	Decision Tier     `json:"decision"`
 	Reasons  []string `json:"reasons"`
 	Parts    []Part   `json:"parts"`
+	// Jailed says the action runs in the project jail: the decision came
+	// from an engine made by Engine.ForJail.
+	Jailed bool `json:"jailed"`
 }
 
 // UnmarshalText decodes allow, escalate or deny.

@@ -71,6 +71,8 @@ type Engine struct {
 	sets      map[Trigger]*lazyIndex // every trigger's index, built on first use
 	shellOpts shell.Options
 	opts      Options // as New received them, for CI
+	jailed    bool    // decides for commands that run in the project jail
+	jail      *jailOnce
 }
 
 // New builds an engine for the project at root (absolute, resolved) that
@@ -108,7 +110,8 @@ func New(root string, p *Policy, o Options) (*Engine, error) {
 	}
 	e.foldAllow = caseInsensitive(root, o.CaseInsensitive)
 	e.homeSegs = pathSegments(home)
-	e.sets = map[Trigger]*lazyIndex{Shell: {}, Write: {}, Read: {}, Network: {}, MCP: {}}
+	e.sets = newSets()
+	e.jail = &jailOnce{}
 	return e, nil
 }
 

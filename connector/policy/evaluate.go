@@ -12,6 +12,7 @@ type verdict struct {
 	rule   string
 	reason string
 	soft   bool // an escalation that a remembered allow may lift
+	noRule bool // an escalation because no allow rule matches exactly (no escalate or deny rule)
 }
 
 func (v verdict) part(t Trigger, subject string) Part {
@@ -90,10 +91,10 @@ func evaluateAllow(ix *ruleIndex, lists listsFn, m matchFn) verdict {
 		}
 	}
 	if dyn != nil {
-		return verdict{tier: Escalate, rule: dyn.label, soft: true, reason: fmt.Sprintf(
+		return verdict{tier: Escalate, rule: dyn.label, soft: true, noRule: true, reason: fmt.Sprintf(
 			"allow rule `%s` matches only through words whose value is unknown ($VAR, globs, appended arguments); a human decides", dyn.Pattern)}
 	}
-	return verdict{tier: Escalate, rule: ruleDefault, soft: true,
+	return verdict{tier: Escalate, rule: ruleDefault, soft: true, noRule: true,
 		reason: "no rule allows this; anything unknown needs a human"}
 }
 

@@ -26,6 +26,7 @@ type tierRules struct {
 
 	tier     Tier        // of the rules here
 	deferred []shellLine // a cached policy's shell lines (of every tier); read-only
+	jailed   bool        // the engine is jailed: deferred jailed lines count
 
 	mu      sync.Mutex
 	byName  map[string][]*boundRule // guarded by mu once decisions start
@@ -85,7 +86,7 @@ func (t *tierRules) lookup(key string) []*boundRule {
 	may := t.tier != Allow
 	for i := range t.deferred {
 		l := &t.deferred[i]
-		if l.deferred() && l.tier == t.tier && indexKey(l.name, l.hasSlash, may) == key {
+		if l.deferred() && l.tier == t.tier && (t.jailed || !l.jailed) && indexKey(l.name, l.hasSlash, may) == key {
 			r := l.decode()
 			t.byName[key] = append(t.byName[key], &boundRule{Rule: r, label: r.Pattern})
 		}
@@ -171,14 +172,15 @@ func (e *Engine) buildIndex(t Trigger) *ruleIndex {
 	if t == Shell && e.policy.lazy != nil {
 		e.addShellLines(ix, e.policy.lazy.lines)
 	} else if rs := e.policy.Rules[t]; rs != nil {
-		for _, r := range rs.Deny {
-			ix.deny.add(bind(r, r.Pattern), true)
-		}
-		for _, r := range rs.Escalate {
-			ix.escalate.add(bind(r, r.Pattern), true)
-		}
-		for _, r := range rs.Allow {
-			ix.allow.add(bind(r, r.Pattern), false)
+		for _, tr := range []struct {
+			to   *tierRules
+			list []*Rule
+		}{{&ix.deny, rs.Deny}, {&ix.escalate, rs.Escalate}, {&ix.allow, rs.Allow}} {
+			for _, r := range tr.list {
+				if e.counts(r.Jailed) {
+					tr.to.add(bind(r, r.Pattern), tr.to != &ix.allow)
+				}
+			}
 		}
 	}
 	for _, r := range rememberedRules(e.opts.Remembered, t, Allow) {
@@ -196,10 +198,10 @@ func (e *Engine) buildIndex(t Trigger) *ruleIndex {
 // order too, so both paths index the same rules in the same order.
 func (e *Engine) addShellLines(ix *ruleIndex, lines []shellLine) {
 	for _, t := range []Tier{Deny, Escalate, Allow} {
-		ix.tier(t).tier, ix.tier(t).deferred = t, lines
+		ix.tier(t).tier, ix.tier(t).deferred, ix.tier(t).jailed = t, lines, e.jailed
 	}
 	for i := range lines {
-		if l := &lines[i]; !l.deferred() {
+		if l := &lines[i]; !l.deferred() && e.counts(l.jailed) {
 			ix.tier(l.tier).add(&boundRule{Rule: l.rule, label: l.rule.Pattern}, l.tier != Allow)
 		}
 	}

@@ -31,6 +31,7 @@ type shellLine struct {
 	tier     Tier
 	name     string // the literal command name; "" for a rule indexed at once
 	hasSlash bool
+	jailed   bool // the rule counts only on a jailed engine
 }
 
 // deferred reports a line filed on the first lookup of its name.
@@ -49,7 +50,7 @@ func (l *lazyShell) deferLine(rest string, f []string) bool {
 	if !ok || !ok2 {
 		return false
 	}
-	l.lines = append(l.lines, shellLine{rest: rest, tier: tier, name: name, hasSlash: hasSlash})
+	l.lines = append(l.lines, shellLine{rest: rest, tier: tier, name: name, hasSlash: hasSlash, jailed: f[8] == "true"})
 	return true
 }
 
@@ -75,7 +76,7 @@ func (l *shellLine) decode() *Rule {
 	if splitFields(l.rest, f[:]) {
 		r, err = parseCacheRule(f[:], true)
 	}
-	if err != nil || r.Trigger != Shell || r.Tier != l.tier || r.lazy == nil || r.lazy.name != l.name {
+	if err != nil || r.Trigger != Shell || r.Tier != l.tier || r.Jailed != l.jailed || r.lazy == nil || r.lazy.name != l.name {
 		r = &Rule{Trigger: Shell, Tier: l.tier, Pattern: l.rest, Reason: "undecodable cached rule",
 			lazy: &lazyArgv{name: l.name, hasSlash: l.hasSlash}}
 		r.lazy.once.Do(func() {}) // p stays nil: the pattern never compiles

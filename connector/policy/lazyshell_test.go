@@ -73,7 +73,7 @@ func TestUndecodableCachedLineFailsClosed(t *testing.T) {
 	// (plain quoted pattern, literal name), no longer decodable
 	var out []string
 	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Split(line, "\t"); len(f) == 9 && f[2] == "shell" {
+		if f := strings.Split(line, "\t"); len(f) == 10 && f[2] == "shell" {
 			f[5] = "x"
 			line = strings.Join(f, "\t")
 		}

@@ -55,7 +55,7 @@ func (c *collector) rules(t Trigger, tier Tier, nodes []yaml.Node) []*Rule {
 }
 
 // rule decodes one rule: a pattern string, or a mapping with pattern,
-// reason and (shell allow rules) dynamic.
+// reason, (shell allow rules) dynamic and (shell rules) jailed.
 func (c *collector) rule(t Trigger, tier Tier, n *yaml.Node) *Rule {
 	r := &Rule{Trigger: t, Tier: tier, Line: n.Line}
 	switch n.Kind {
@@ -118,8 +118,16 @@ func setRuleField(r *Rule, key string, v *yaml.Node) error {
 			return fmt.Errorf("`dynamic` must be true or false")
 		}
 		r.Dynamic = v.Value == "true"
+	case "jailed":
+		if r.Trigger != Shell {
+			return fmt.Errorf("`jailed` applies only to shell rules")
+		}
+		if v.Tag != "!!bool" {
+			return fmt.Errorf("`jailed` must be true or false")
+		}
+		r.Jailed = v.Value == "true"
 	default:
-		return fmt.Errorf("unknown key %q in rule (pattern, reason, dynamic)", key)
+		return fmt.Errorf("unknown key %q in rule (pattern, reason, dynamic, jailed)", key)
 	}
 	return nil
 }

@@ -20,7 +20,26 @@ var errTreeTooLarge = errors.New("too many files under the directory to check fo
 // treeRead is how a tool reads a tree: whether it leaves names starting
 // with a dot out (rg) and whether it follows the links it meets (grep -R,
 // diff; grep -r and rg do not).
-type treeRead struct{ skipHidden, follow bool }
+type treeRead struct {
+	skipHidden, follow bool
+	// write: the tool writes the tree (rm -r, chmod -R, mv of a
+	// directory), so the write rules decide, not the read rules.
+	write bool
+}
+
+func (h treeRead) trigger() Trigger {
+	if h.write {
+		return Write
+	}
+	return Read
+}
+
+func (h treeRead) verb() string {
+	if h.write {
+		return "writes"
+	}
+	return "reads"
+}
 
 // treeParts adds, for a command that reads the tree at p (relative to
 // dir) whole, the part of the strictest protected file under it.
@@ -48,46 +67,53 @@ func (e *Engine) treeParts(parts []Part, p, dir string, how treeRead) []Part {
 //
 // how says which names the tool leaves out and whether it follows links.
 func (e *Engine) treePart(abs string, how treeRead) (Part, bool) {
-	ix := e.index(Read)
+	ix := e.index(how.trigger())
 	if ix == nil {
-		return Part{Trigger: Read, Subject: abs, Decision: Escalate, Rule: ruleInternal,
-			Reason: "the read rules could not be built"}, true
+		return Part{Trigger: how.trigger(), Subject: abs, Decision: Escalate, Rule: ruleInternal,
+			Reason: "the " + string(how.trigger()) + " rules could not be built"}, true
 	}
 	segs := foldSegments(pathSegments(abs))
 	var walk []*boundRule
+	var direct *boundRule // the first rule with a hit found by name (deny rules first)
+	var directHit string
 	for _, tier := range []*tierRules{&ix.deny, &ix.escalate} {
 		for _, r := range tier.all {
 			if r.path == nil {
 				continue
 			}
 			hit, needWalk := r.path.under(abs, segs)
-			if hit != "" && !(how.skipHidden && hiddenBelow(abs, hit)) {
-				return treeRulePart(r, abs, hit), true
+			if hit != "" && !(how.skipHidden && hiddenBelow(abs, hit)) && direct == nil {
+				direct, directHit = r, hit
 			}
-			if needWalk {
+			if needWalk && r.Tier == Deny || needWalk && direct == nil {
 				walk = append(walk, r)
 			}
 		}
 	}
-	if len(walk) == 0 {
-		return Part{}, false
+	if direct != nil && direct.Tier == Deny || len(walk) == 0 {
+		if direct == nil {
+			return Part{}, false
+		}
+		return treeRulePart(direct, abs, directHit, how), true
 	}
 	r, hit, err := e.walkTree(abs, walk, how)
 	switch {
 	case err != nil:
-		return Part{Trigger: Read, Subject: abs, Decision: Escalate, Rule: rulePath,
-			Reason: "reads the whole directory: " + err.Error()}, true
-	case r != nil:
-		return treeRulePart(r, abs, hit), true
+		return Part{Trigger: how.trigger(), Subject: abs, Decision: Escalate, Rule: rulePath,
+			Reason: how.verb() + " the whole directory: " + err.Error()}, true
+	case r != nil && (direct == nil || r.Tier > direct.Tier):
+		return treeRulePart(r, abs, hit, how), true
+	case direct != nil:
+		return treeRulePart(direct, abs, directHit, how), true
 	}
 	return Part{}, false
 }
 
-func treeRulePart(r *boundRule, dir, hit string) Part {
+func treeRulePart(r *boundRule, dir, hit string, how treeRead) Part {
 	v := ruleVerdict(r, matchExact)
 	v.soft = false
-	p := v.part(Read, dir)
-	p.Reason = "reads the whole directory, including " + hit + ": " + p.Reason
+	p := v.part(how.trigger(), dir)
+	p.Reason = how.verb() + " the whole directory, including " + hit + ": " + p.Reason
 	return p
 }
 
@@ -160,9 +186,18 @@ func existingPath(p string) string {
 	return ""
 }
 
-// walkTree lists the tree at abs and returns the first rule (deny rules
-// come first in rules) that matches a name in it.
+// walkTree lists the tree at abs and returns the strictest rule that
+// matches a name in it: the first deny rule's hit ends the walk, an
+// escalate rule's hit is kept while the walk looks on for a deny.
 func (e *Engine) walkTree(abs string, rules []*boundRule, how treeRead) (*boundRule, string, error) {
+	var best *boundRule
+	var bestHit string
+	keep := func(r *boundRule, hit string) bool {
+		if best == nil || r.Tier > best.Tier {
+			best, bestHit = r, hit
+		}
+		return r.Tier == Deny
+	}
 	count := 0
 	stack := []string{abs}
 	for len(stack) > 0 {
@@ -183,7 +218,7 @@ func (e *Engine) walkTree(abs string, rules []*boundRule, how treeRead) (*boundR
 			segs := pathSegments(p)
 			folded := foldSegments(segs)
 			for _, r := range rules {
-				if r.path.match(segs, folded, true) {
+				if r.path.match(segs, folded, true) && keep(r, p) {
 					return r, p, nil
 				}
 			}
@@ -191,13 +226,13 @@ func (e *Engine) walkTree(abs string, rules []*boundRule, how treeRead) (*boundR
 			case ent.IsDir():
 				stack = append(stack, p)
 			case ent.Type()&fs.ModeSymlink != 0 && how.follow:
-				if r, hit := e.linkOut(p, abs); r != nil {
+				if r, hit := e.linkOut(p, abs); r != nil && keep(r, hit) {
 					return r, hit, nil
 				}
 			}
 		}
 	}
-	return nil, "", nil
+	return best, bestHit, nil
 }
 
 // linkOut checks a link found under the tree at root: when it leads out

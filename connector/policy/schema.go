@@ -47,7 +47,11 @@ type Rule struct {
 	// '**' absorbs words whose value is unknown ($VAR, globs) or the
 	// arguments xargs appends. Without it such a match escalates.
 	Dynamic bool
-	Line    int // in the policy file; 0 for built-in rules
+	// Jailed (shell rules only) makes the rule count only for commands
+	// that run in the project jail (an engine from Engine.ForJail); on
+	// the unjailed engine it is as if absent.
+	Jailed bool
+	Line   int // in the policy file; 0 for built-in rules
 
 	argv *argvPattern
 	lazy *lazyArgv // a shell pattern compiled on first use (see lazyargv.go)

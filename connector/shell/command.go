@@ -99,6 +99,8 @@ func (w *walker) run(argv []Word, c cmdCtx) {
 		h(w, argv, c)
 		return
 	}
+	at := len(w.a.effects)
+	defer w.afterTool(at, key, argv, c)
 	w.exec(policyArgs(key, argv), c)
 	if c.open && optionSensitive[key] && !hasDashDash(argv) {
 		w.a.opaqueSrc(c.src, "arguments xargs appends could be options of "+key+" that run programs or choose what it writes")

@@ -94,6 +94,15 @@ type Effect struct {
 	// OpenEnded is set when more arguments are appended at run time that
 	// are not in Args (xargs, find -exec ... {} +). Exec only.
 	OpenEnded bool
+	// Understood is set on an Exec whose every effect (the files it
+	// writes and reads, the hosts it reaches) follows it as sibling
+	// effects, and which runs no other program: a table tool such as
+	// mkdir, touch, cp, mv, rm, ln, chmod or tar with options the analyzer
+	// decodes in full (understood.go). The policy may allow such a command
+	// on its effects alone, without a shell rule naming it. Never set
+	// with an Opaque or Protected sibling, a dynamic command name, an
+	// interpreter, or xargs-appended arguments.
+	Understood bool
 	// Path is the file written or read, as written in the script, not
 	// resolved (Write, Read, Protected). Host is host:port (Network).
 	Path string
