@@ -50,7 +50,7 @@ func TestGeneralize(t *testing.T) {
 		{"subcommand", []string{"npm", "install", "left-pad"}, "npm install **", ""},
 		{"push must not become git **", []string{"git", "push", "origin", "feature"}, "", "git push --force **"},
 		{"rm must not cover a denied rm", []string{"rm", "-rf", "build"}, "", "rm -rf / **"},
-		{"default escalation, no rule near", []string{"mkdir", "-p", "build"}, "mkdir **", ""},
+		{"default escalation, no rule near", []string{"tree", "-L", "2"}, "tree **", ""},
 		{"a word with a quote", []string{"curl", "-o", "a b", "https://x.test/"}, "curl **", ""},
 	}
 	for _, tc := range tests {
