@@ -42,7 +42,7 @@ func TestLearn(t *testing.T) {
 	var in []Approval
 	in = append(in, approvals(Shell, t0, "npm install left-pad", "npm install", "npm install react", "npm install")...)
 	in = append(in, approvals(Shell, t0, "git push origin main", "git push origin main", "git push origin main")...)
-	in = append(in, approvals(Shell, t0, "mkdir -p build", "mkdir -p build", "mkdir -p dist")...)
+	in = append(in, approvals(Shell, t0, "tree -p build", "tree -p build", "tree -p dist")...)
 	in = append(in, approvals(Shell, t0, "rm -rf build", "rm -rf build", "rm -rf build")...)
 	in = append(in, approvals(Network, t0, "registry.npmjs.org:443", "registry.npmjs.org:443", "registry.npmjs.org:443")...)
 	in = append(in, approvals(Shell, t0, "ls -la", "ls -la", "ls -la")...)       // allowed now: nothing to learn
@@ -65,7 +65,7 @@ func TestLearn(t *testing.T) {
 	}
 	check("npm install left-pad", "npm install **", "npm install **", "", 4)
 	check("git push origin main", "git push origin main", "", "cannot say this", 3)
-	check("mkdir -p build", "mkdir -p **", "", "", 3)
+	check("tree -p build", "tree -p **", "", "", 3)
 	check("rm -rf build", "rm -rf build", "", "cannot say this", 3)
 	check("registry.npmjs.org:443", "registry.npmjs.org:443", "", "", 3)
 	check("rm -rf /", "", "", "not proposed", 3)
@@ -86,7 +86,7 @@ func TestAddRules(t *testing.T) {
 	t0 := time.Now()
 	var in []Approval
 	in = append(in, approvals(Shell, t0, "npm install a", "npm install b", "npm install c")...)
-	in = append(in, approvals(Shell, t0, "mkdir x", "mkdir x", "mkdir x")...)
+	in = append(in, approvals(Shell, t0, "sleep 5", "sleep 5", "sleep 5")...)
 	in = append(in, approvals(Network, t0, "registry.npmjs.org:443", "registry.npmjs.org:443", "registry.npmjs.org:443")...)
 	in = append(in, approvals(Write, t0, "/opt/x/a", "/opt/x/a", "/opt/x/a")...)
 	sugg := e.Learn(in, 3)
@@ -109,13 +109,13 @@ func TestAddRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, _ := New(env.root, p, Options{Home: env.home, StateDir: env.state})
-	for _, argv := range [][]string{{"npm", "install", "z"}, {"mkdir", "x"}} {
+	for _, argv := range [][]string{{"npm", "install", "z"}, {"sleep", "5"}} {
 		if d := after.Argv(argv, ""); d.Decision != Allow {
 			t.Errorf("%q after the change: %v %v", argv, d.Decision, d.Reasons)
 		}
 	}
 	// What the change must not allow.
-	for _, argv := range [][]string{{"git", "push", "origin", "main"}, {"rm", "-rf", "/"}, {"mkdir", "y"}} {
+	for _, argv := range [][]string{{"git", "push", "origin", "main"}, {"rm", "-rf", "/"}, {"sleep", "6"}} {
 		if d := after.Argv(argv, ""); d.Decision == Allow {
 			t.Errorf("%q allowed after the change", argv)
 		}
