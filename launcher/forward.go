@@ -60,6 +60,9 @@ func serveForwards(ctx context.Context, lns []net.Listener, d NetDecider, log *s
 	if d == nil {
 		d = denyAll
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	for _, ln := range lns {
 		go serveForward(ctx, ln, d, log)
 	}

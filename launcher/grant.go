@@ -102,6 +102,20 @@ func (g *GrantJail) startGrant(ctx context.Context, jail Jail, spec *Spec, gr br
 		}
 		hostLn, port = ln, ln.Addr().(*net.TCPAddr).Port
 	}
+	var d NetDecider // nil: nothing passes
+	if gr.Net == broker.NetHosts {
+		allow, err := NewAllowList(gr.Hosts...)
+		if err != nil {
+			if hostLn != nil {
+				hostLn.Close()
+			}
+			return nil, fmt.Errorf("grant jail hosts: %w", err)
+		}
+		d = allow
+		if spec.Enforce.NetNS { // an approved host loopback service (127.0.0.1:5432)
+			spec.Net.Forward = grantForwards(allow.ForwardPorts(), port)
+		}
+	}
 	spec.Net.ProxyPort = port
 	spec.Env = grantEnv(spec.Env, port, spec.Enforce.NetNS)
 	p, err := jail.Start(ctx, spec)
@@ -115,20 +129,11 @@ func (g *GrantJail) startGrant(ctx context.Context, jail Jail, spec *Spec, gr br
 	if spec.Enforce.NetNS {
 		ln = p.ProxyListener()
 	}
-	var d NetDecider // nil: nothing passes
-	if gr.Net == broker.NetHosts {
-		allow, err := NewAllowList(gr.Hosts...)
-		if err != nil {
-			p.Kill()
-			p.Wait(ctx)
-			return nil, fmt.Errorf("grant jail hosts: %w", err)
-		}
-		d = allow
-	}
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	if ln != nil {
 		go NewProxy(d, g.Logger).Serve(pctx, ln)
 	}
+	serveForwards(pctx, p.Forwards(), d, g.Logger)
 	return &grantProcess{Process: p, stop: stop}, nil
 }
 
@@ -245,4 +250,12 @@ func cutEnv(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
+}
+
+// grantForwards are the approved loopback ports, sorted, without the
+// proxy's and at most maxForwardPorts.
+func grantForwards(ports []int, proxyPort int) []int {
+	slices.Sort(ports)
+	ports = slices.DeleteFunc(slices.Compact(ports), func(p int) bool { return p == proxyPort })
+	return ports[:min(len(ports), maxForwardPorts)]
 }
