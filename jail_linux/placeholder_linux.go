@@ -42,6 +42,7 @@ func (p placeholder) path() string { return filepath.Join(p.tree, p.rel) }
 type pins struct {
 	points []placeholder // every pinned name locked, made by this run or not
 	locks  []int
+	stash  stash // where placeholders wait between runs
 }
 
 // pinRetries bounds the walks of one name that another run's removal
@@ -49,12 +50,13 @@ type pins struct {
 const pinRetries = 5
 
 // makePins creates, for each missing ReadOnly path, a placeholder at its
-// first missing component, and locks each pinned name. It walks from the
-// writable tree with openat and O_NOFOLLOW: a symbolic link on the way
-// ends the walk (the init pins links otherwise), so nothing is created
-// through a link the jail could have planted.
-func makePins(cfg *initConfig, files map[string]string) (ps *pins, err error) {
-	ps = &pins{}
+// first missing component (one from stashDir when it holds one), and
+// locks each pinned name. It walks from the writable tree with openat and
+// O_NOFOLLOW: a symbolic link on the way ends the walk (the init pins
+// links otherwise), so nothing is created through a link the jail could
+// have planted.
+func makePins(cfg *initConfig, files map[string]string, stashDir string) (ps *pins, err error) {
+	ps = &pins{stash: openStash(stashDir)}
 	defer func() {
 		if err != nil {
 			ps.release(slog.New(slog.DiscardHandler))
@@ -82,7 +84,7 @@ func makePins(cfg *initConfig, files map[string]string) (ps *pins, err error) {
 
 func (ps *pins) pin(cfg *initConfig, tree, rel, content string, isFile bool) error {
 	for range pinRetries {
-		w := walk{tree: tree, parts: strings.Split(rel, "/"), content: content, isFile: isFile}
+		w := walk{tree: tree, parts: strings.Split(rel, "/"), content: content, isFile: isFile, stash: ps.stash}
 		lock, err := w.run()
 		if errors.Is(err, errPinMoved) {
 			continue
@@ -110,6 +112,7 @@ type walk struct {
 	parts   []string
 	content string
 	isFile  bool
+	stash   stash
 
 	made   bool        // ph was created by this walk
 	marked bool        // ph is another run's placeholder
@@ -129,7 +132,11 @@ func (w *walk) run() (int, error) {
 		fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOENT) {
 			w.point(i, !w.isFile || i < len(w.parts)-1)
-			if err := create(dirfd, name, w.ph.dir, w.content); errors.Is(err, unix.EEXIST) {
+			took, err := w.stash.take(w.ph, dirfd, name)
+			if !took && err == nil {
+				err = create(dirfd, name, w.ph.dir, w.content)
+			}
+			if errors.Is(err, unix.EEXIST) {
 				return -1, errPinMoved // another run made it just now: walk again
 			} else if err != nil {
 				return -1, err
@@ -242,8 +249,9 @@ func lockAt(dirfd int, name string, ph *placeholder) (int, error) {
 // pinned names, innermost first, once no jailed process of this run is
 // left: each only if no other run holds it (an exclusive lock at once),
 // the name still holds the inode locked, it is this run's or marked, and
-// it is unchanged (a directory only if empty, a file with its content).
-// One that another run still stands on stays for that run to remove.
+// it is unchanged (a directory only if empty, a file with its content);
+// an unchanged one goes to the stash rather than away. One that another
+// run still stands on stays for that run to remove.
 func (ps *pins) release(log *slog.Logger) {
 	if ps == nil {
 		return
@@ -253,16 +261,19 @@ func (ps *pins) release(log *slog.Logger) {
 	}
 	ps.locks = nil
 	for i := len(ps.points) - 1; i >= 0; i-- {
-		if err := ps.points[i].remove(); err != nil {
+		if err := ps.points[i].remove(ps.stash); err != nil {
 			log.Debug("jail placeholder left", "path", ps.points[i].path(), "err", err)
 		}
 	}
 	ps.points = nil
+	ps.stash.close()
+	ps.stash = stash{}
 }
 
 var errNotPlaceholder = errors.New("not a placeholder")
 
-func (p placeholder) remove() error {
+// remove stashes or removes the placeholder p (see release).
+func (p placeholder) remove(s stash) error {
 	dir, name := filepath.Split(p.rel)
 	dirfd, err := openBeneath(p.tree, strings.TrimSuffix(dir, "/"))
 	if err != nil {
@@ -286,6 +297,9 @@ func (p placeholder) remove() error {
 	}
 	if st.Dev != p.dev || st.Ino != p.ino {
 		return errors.New("replaced since the jail started")
+	}
+	if s.put(p, fd, dirfd, name) {
+		return nil
 	}
 	if p.dir {
 		return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR)

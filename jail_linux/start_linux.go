@@ -72,7 +72,7 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 		}
 	}
 	if s.cfg.MountNS {
-		if s.pins, err = makePins(s.cfg, s.spec.FS.Placeholders); err != nil {
+		if s.pins, err = makePins(s.cfg, s.spec.FS.Placeholders, s.spec.FS.PinStash); err != nil {
 			return nil, err
 		}
 		s.cfg.findTmpSockets()

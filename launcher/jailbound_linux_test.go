@@ -196,7 +196,7 @@ try git-log sh -c 'git log --oneline | grep -q jailed'
 				}
 			}
 			// nothing protected changed on the host, and the placeholders
-			// of the run are gone
+			// of the run are gone (to the stash, .sandbox/pins)
 			after := listTree(t, root)
 			for p, v := range before {
 				if !strings.HasPrefix(p, ".git/") && !strings.HasPrefix(p, "src/") && after[p] != v {
@@ -206,7 +206,7 @@ try git-log sh -c 'git log --oneline | grep -q jailed'
 			for p := range after {
 				if _, ok := before[p]; !ok && !strings.HasPrefix(p, ".git/objects/") && !strings.HasPrefix(p, ".git/logs") &&
 					!strings.HasPrefix(p, ".git/refs/") && !strings.HasPrefix(p, "src/") && p != "top.txt" && p != "topdir" && p != "m" &&
-					p != ".git/index" && p != ".git/COMMIT_EDITMSG" {
+					p != ".git/index" && p != ".git/COMMIT_EDITMSG" && p != ".sandbox/pins" && !strings.HasPrefix(p, ".sandbox/pins/") {
 					t.Errorf("%s appeared on the host", p)
 				}
 			}
@@ -381,4 +381,41 @@ func gitIn(t *testing.T, git, dir string, args ...string) {
 func testenvCommand(t *testing.T, name string) string {
 	t.Helper()
 	return testenv.RequireCommand(t, name)
+}
+
+// TestJailPinnedNamesFromStash: the second run of a project takes its
+// placeholders from the stash the first one left them in, and they pin
+// the missing names as freshly made ones do; between and after the runs
+// the project holds none of them.
+func TestJailPinnedNamesFromStash(t *testing.T) {
+	e := newJailEnv(t)
+	root := e.project.Root
+	script := try + `cd "$1"
+try workflows sh -c 'mkdir -p .github/workflows && echo x > .github/workflows/x.yml'
+try envrc sh -c 'echo x > .envrc'
+try rm-vscode rmdir .vscode
+try mv-github mv .github gh
+try write sh -c 'echo y > new.txt'
+`
+	for run := range 2 {
+		o := e.options(jailModes[0], "/bin/sh", "-c", script, "sh", root)
+		out, _ := runJailed(t, o)
+		got := parseAt(out)
+		for _, k := range []string{"workflows", "envrc", "rm-vscode", "mv-github"} {
+			if got[k] != "denied" {
+				t.Errorf("run %d: %s: %q, want denied\n%s", run, k, got[k], out)
+			}
+		}
+		if got["write"] != "ok" {
+			t.Errorf("run %d: write: %q\n%s", run, got["write"], out)
+		}
+		for _, n := range []string{".github", ".envrc", ".vscode", "gh"} {
+			if _, err := os.Lstat(filepath.Join(root, n)); err == nil {
+				t.Errorf("run %d: %s left in the project", run, n)
+			}
+		}
+		if entries, _ := os.ReadDir(filepath.Join(root, ".sandbox/pins")); len(entries) == 0 {
+			t.Errorf("run %d: nothing in the stash", run)
+		}
+	}
 }
