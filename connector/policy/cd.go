@@ -15,10 +15,10 @@ const maxCDs = 6
 // scriptCtx is what a script's decision needs to know about where its
 // relative paths point.
 type scriptCtx struct {
-	cwd       string   // resolved starting directory
-	dirs      []string // every directory the script may be in (cwd first)
-	cdUnknown bool     // some cd goes where nothing static can tell
-	afterCD   bool     // the script changes directory at all
+	cwd       string         // resolved starting directory
+	dirs      []string       // every directory the script may be in (cwd first)
+	cdUnknown bool           // some cd goes where nothing static can tell
+	afterCD   bool           // the script changes directory at all
 	siblings  []shell.Effect // the effects that follow the Exec being decided, up to the next Exec
 }
 
