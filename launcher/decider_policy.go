@@ -74,7 +74,17 @@ func (d *PolicyDecider) Decide(ctx context.Context, host string, port int) (bool
 	case dec.Decision == policy.Deny:
 		return false, "denied by the policy: " + joinReasons(dec)
 	}
+	if aliased(host, dec) {
+		host = "localhost" // 127.0.0.1 and ::1 under a localhost:PORT rule: one request, as the rule says
+	}
 	return d.escalate(ctx, host, port, dec)
+}
+
+// aliased reports a loopback address decided by a localhost:PORT rule.
+func aliased(host string, dec policy.Decision) bool {
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback() && named(dec) && namesPort(dec) &&
+		strings.HasPrefix(strings.ToLower(dec.Parts[0].Rule), "localhost:")
 }
 
 // decideHost decides host:port; a loopback address that no rule names

@@ -7,8 +7,8 @@ import (
 	"net"
 	"net/netip"
 	"slices"
-	"strconv"
 	"sync"
+	"syscall"
 )
 
 // maxForwardPorts bounds the host loopback ports forwarded into one jail
@@ -117,12 +117,34 @@ func relayForward(ctx context.Context, c net.Conn, target netip.AddrPort, d NetD
 	if !allow {
 		return
 	}
-	var dialer net.Dialer
-	up, err := dialer.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	up, err := dialForward(ctx, target, d, log)
 	if err != nil {
 		log.Info("forward dial failed", "target", target, "err", err)
 		return
 	}
 	defer up.Close()
 	splice(c, up)
+}
+
+// dialForward dials the host's side; when nothing listens there, the
+// other loopback address at the same port, if the decider allows that
+// too (a localhost:PORT rule allows both). The jail's listener has
+// already accepted the connection, so a client that tries ::1 first
+// (Node, for localhost) could not fall back by itself to a service the
+// host runs on 127.0.0.1 only.
+func dialForward(ctx context.Context, target netip.AddrPort, d NetDecider, log *slog.Logger) (net.Conn, error) {
+	var dialer net.Dialer
+	up, err := dialer.DialContext(ctx, "tcp", target.String())
+	if err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+		return up, err
+	}
+	alt := loopback4
+	if target.Addr().Is4() {
+		alt = netip.IPv6Loopback()
+	}
+	if ok, reason := d.Decide(ctx, alt.String(), int(target.Port())); !ok {
+		log.Info("forward fallback refused", "target", alt, "reason", reason)
+		return nil, err
+	}
+	return dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(alt, target.Port()).String())
 }

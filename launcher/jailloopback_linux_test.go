@@ -215,27 +215,64 @@ func TestJailLoopbackAllowRuleOpensOnePort(t *testing.T) {
 }
 
 // An escalate rule for localhost:PORT forwards the port, and each
-// connection waits for a human: approved on the bus, it reaches the
-// host's service.
+// connection waits for a human, driven here through the bus: approved, it
+// reaches the host's service; denied, it does not. The human is asked
+// about localhost:PORT, as the rule says.
 func TestJailLoopbackEscalateRuleAsksAHuman(t *testing.T) {
 	e := newJailEnv(t)
 	port := hostService(t)
-	b, st := loopbackBus(t, e, fmt.Sprintf("version: 1\nnetwork:\n  escalate: [\"localhost:%d\"]\n", port))
-	seen := scriptedHuman(t, b, st, port)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() { defer close(served); b.Serve(ctx) }()
-	defer func() { cancel(); <-served }()
-	cases := []probeCase{{"the escalated port", "echo", []string{"127.0.0.1:" + strconv.Itoa(port)}}}
-	o := e.options(jailModes[0], e.batchArgv(cases)...)
-	b.Apply(&o)
-	out, _ := runJailed(t, o)
-	if got := batchResults(t, out, 1); !strings.Contains(got[0], "echo ping") {
-		t.Fatalf("approved, yet: %s", got[0])
+	for _, tc := range []struct {
+		name    string
+		approve int // the port the scripted human approves
+		want    bool
+	}{{"approved", port, true}, {"denied", 0, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, st := loopbackBus(t, e, fmt.Sprintf("version: 1\nnetwork:\n  escalate: [\"localhost:%d\"]\n", port))
+			seen := scriptedHuman(t, b, st, tc.approve)
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan struct{})
+			go func() { defer close(served); b.Serve(ctx) }()
+			defer func() { cancel(); <-served }()
+			cases := []probeCase{{"the escalated port", "echo", []string{"127.0.0.1:" + strconv.Itoa(port)}}}
+			o := e.options(jailModes[0], e.batchArgv(cases)...)
+			b.Apply(&o)
+			out, _ := runJailed(t, o)
+			if got := batchResults(t, out, 1); strings.Contains(got[0], "echo ping") != tc.want {
+				t.Fatalf("%s, yet: %s", tc.name, got[0])
+			}
+			reqs := seen()
+			if len(reqs) != 1 || reqs[0].Kind != queue.KindNetwork || reqs[0].Network.Host != "localhost" ||
+				reqs[0].Network.Port != port || reqs[0].Source != queue.SourceProxy {
+				t.Errorf("requests %+v", reqs)
+			}
+		})
 	}
-	reqs := seen()
-	if len(reqs) != 1 || reqs[0].Kind != queue.KindNetwork || reqs[0].Network.Host != "127.0.0.1" ||
-		reqs[0].Network.Port != port || reqs[0].Source != queue.SourceProxy {
-		t.Errorf("requests %+v", reqs)
+}
+
+// A localhost:PORT rule reaches a host service that listens on 127.0.0.1
+// alone from the jail's ::1 too (Node tries ::1 first for localhost, and
+// the jail's listener has accepted before the host's side is dialled);
+// a 127.0.0.1:PORT rule does not open ::1.
+func TestJailLoopbackLocalhostRuleBothFamilies(t *testing.T) {
+	e := newJailEnv(t)
+	addr := echoServer(t) // 127.0.0.1 only
+	_, p, _ := net.SplitHostPort(addr)
+	cases := []probeCase{{"v4", "echo", []string{"127.0.0.1:" + p}}, {"v6", "echo", []string{"[::1]:" + p}}}
+	for _, tc := range []struct {
+		rule string
+		want []bool
+	}{{"localhost:" + p, []bool{true, true}}, {"127.0.0.1:" + p, []bool{true, false}}} {
+		t.Run(tc.rule, func(t *testing.T) {
+			b, _ := loopbackBus(t, e, fmt.Sprintf("version: 1\nnetwork:\n  allow: [%q]\n", tc.rule))
+			o := e.options(jailModes[0], e.batchArgv(cases)...)
+			b.Apply(&o)
+			out, _ := runJailed(t, o)
+			got := batchResults(t, out, len(cases))
+			for i, c := range cases {
+				if reached := strings.Contains(got[i], "echo ping"); reached != tc.want[i] {
+					t.Errorf("%s: %s (want reached=%v)", c.name, got[i], tc.want[i])
+				}
+			}
+		})
 	}
 }
