@@ -14,28 +14,59 @@ import (
 // unknown kind, is denied: the hook fails closed.
 func (c *Core) Classify(call *Call) policy.Decision {
 	var ds []policy.Decision
+	pol := c.classifier(call)
 	switch call.Action {
 	case Shell:
-		ds = append(ds, c.Policy.Shell(call.Script, call.Cwd))
+		ds = append(ds, pol.Shell(call.Script, call.Cwd))
 	case Write:
 		for _, p := range call.Paths {
-			ds = append(ds, c.Policy.Write(p, call.Cwd))
+			ds = append(ds, pol.Write(p, call.Cwd))
 		}
 	case Read:
 		for _, p := range readTargets(call) {
-			ds = append(ds, c.Policy.Read(p, call.Cwd))
+			ds = append(ds, pol.Read(p, call.Cwd))
 		}
 	case Fetch:
-		ds = append(ds, c.Policy.NetworkURL(call.URL))
+		ds = append(ds, pol.NetworkURL(call.URL))
 	case Search:
-		ds = append(ds, c.Policy.WebSearch(call.Query))
+		ds = append(ds, pol.WebSearch(call.Query))
 	case MCPTool:
-		ds = append(ds, c.Policy.MCP(call.Tool))
+		ds = append(ds, pol.MCP(call.Tool))
 	}
 	if len(ds) == 0 {
 		return denial(fmt.Sprintf("sandbox's hook does not know what the tool %q does", call.Tool))
 	}
 	return merge(ds)
+}
+
+// jailable is a Classifier that also decides for commands run in the
+// project jail: the policy engine.
+type jailable interface {
+	ForJail() *policy.Engine
+}
+
+// classifier is the policy that decides call: the jailed one when the
+// call will run in the project jail (the hook runs inside `sandbox run`'s
+// jail, or it rewrites this allowed shell call into the jail: a jailer,
+// and no defer_allow, which hands the call back to the agent unrewritten),
+// else the plain one, whose jailed rules do not count.
+func (c *Core) classifier(call *Call) Classifier {
+	j, ok := c.Policy.(jailable)
+	if !ok || !c.RunsJailed(call) {
+		return c.Policy
+	}
+	return j.ForJail()
+}
+
+// RunsJailed reports whether call, if allowed, runs in the project jail.
+func (c *Core) RunsJailed(call *Call) bool {
+	switch {
+	case c.JailState == JailInside:
+		return true
+	case c.Jail != nil && call.Action == Shell && !c.Options.DeferAllow:
+		return true
+	}
+	return false
 }
 
 // denial is a decision that denies for one reason.

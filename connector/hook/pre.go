@@ -94,7 +94,7 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	case err == nil:
 		return &Outcome{Verdict: Deny, Reason: c.finished(call, res), Decision: d, RequestID: id, Result: res}, nil
 	case wctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
-		return &Outcome{Verdict: Deny, Reason: pending(id), Decision: d, RequestID: id}, nil
+		return &Outcome{Verdict: Deny, Reason: pendingWhy(id, d), Decision: d, RequestID: id}, nil
 	}
 	return nil, fmt.Errorf("waiting for request %s: %w", id, err)
 }

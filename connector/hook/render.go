@@ -164,6 +164,7 @@ func policyDenial(d policy.Decision) string {
 	var b strings.Builder
 	b.WriteString("sandbox: DENIED by this folder's policy. Nothing ran.\n")
 	writeReasons(&b, d.Reasons)
+	writeWhy(&b, d)
 	b.WriteString("Do not try to get around this; find another way or ask the user.")
 	return b.String()
 }
@@ -172,6 +173,24 @@ func notEscalable(d policy.Decision, why string) string {
 	var b strings.Builder
 	b.WriteString("sandbox: this needs a human's approval, but " + why + ". Nothing ran.\n")
 	writeReasons(&b, d.Reasons)
+	writeWhy(&b, d)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeWhy names the one part responsible for d and the narrowest rule
+// that would allow it (or why none can): the line the human sees too.
+func writeWhy(b *strings.Builder, d policy.Decision) {
+	if w, ok := d.Why(); ok {
+		b.WriteString("Why: " + w.String() + "\n")
+	}
+}
+
+// pendingWhy is pending's text with the reason it asked.
+func pendingWhy(id string, d policy.Decision) string {
+	var b strings.Builder
+	b.WriteString(pending(id))
+	b.WriteString("\n")
+	writeWhy(&b, d)
 	return strings.TrimRight(b.String(), "\n")
 }
 
