@@ -37,12 +37,12 @@ func TestHookDecidesJailedWhenItJails(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name   string
-		jail   hook.Jailer
-		state  hook.JailState
+		name       string
+		jail       hook.Jailer
+		state      hook.JailState
 		deferAllow bool
-		action hook.Action
-		want   hook.Verdict
+		action     hook.Action
+		want       hook.Verdict
 	}{
 		{"jailer rewrites", fakeJailer{}, hook.JailWraps, false, hook.Shell, hook.Allow},
 		{"inside the jail", nil, hook.JailInside, false, hook.Shell, hook.Allow},
