@@ -99,3 +99,14 @@ func TestSelfDispatch(t *testing.T) {
 		})
 	}
 }
+
+// TestShimDecidesJailed: a shim runs inside run mode's jail, so a
+// `jailed: true` allow rule lets its command run there with no human
+// (the shimmed `git add` waited for one before).
+func TestShimDecidesJailed(t *testing.T) {
+	fx := newFixture(t, "version: 1\nshell:\n  allow:\n    - {pattern: \"git add **\", jailed: true}\n")
+	out, errOut, code := run(t, fx.shim(fx.shimDir+":"+fx.realDir, nil, "add", "x.go"))
+	if code != 0 || out != "REAL git add x.go\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -65,7 +65,7 @@ func (s *site) classify(call []string, cwd string) policy.Decision {
 	if err != nil {
 		return policy.Decision{Decision: policy.Escalate, Reasons: []string{err.Error()}}
 	}
-	return e.Argv(call, cwd)
+	return e.ForJail().Argv(call, cwd) // a shim runs in run mode's jail: the jailed rules count
 }
 
 // execReal replaces the shim with the real tool, first remembering the

@@ -30,7 +30,7 @@ func (s *Server) openLive(ctx context.Context) (*hook.Core, error) {
 	if perr != nil {
 		return nil, fmt.Errorf("%w; and without it: %w", err, perr)
 	}
-	c := &hook.Core{Folder: s.opts.Folder, Policy: eng, Log: s.log}
+	c := &hook.Core{Folder: s.opts.Folder, Policy: eng, Log: s.log, JailState: hook.JailInside}
 	c.Queue = func() (hook.Queue, error) {
 		q, err := queue.Open(s.opts.Folder, queue.WithLogger(s.log))
 		if err != nil {

@@ -55,6 +55,10 @@ func (s *Server) handleRun(ctx context.Context, p *callParams) (*ToolResult, err
 	}
 	call := &hook.Call{Agent: Agent, Source: queue.SourceMCP, Session: s.session, Cwd: rc.cwd,
 		Tool: ToolRun, Action: hook.Shell, Script: rc.command, Justification: rc.reason}
+	// defer_allow is about the agent's own prompts, which never see this
+	// call: an allowed command runs here, in the jail when core has one,
+	// so it is decided with the jailed policy exactly then.
+	core.Options.DeferAllow = false
 	d := core.Classify(call)
 	switch d.Decision {
 	case policy.Allow:
