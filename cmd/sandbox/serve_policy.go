@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/serve"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -18,6 +19,20 @@ func (p servePolicies) Pending(f folder.Folder) (current, accepted []byte, chang
 
 func (p servePolicies) Accept(f folder.Folder, data []byte) error {
 	return policy.Accept(f, p.st, data)
+}
+
+func (p servePolicies) Remembered(f folder.Folder) ([]serve.RememberedView, []string) {
+	rem, warns := policy.LoadRemembered(f, p.st)
+	var out []serve.RememberedView
+	for _, r := range rem {
+		out = append(out, serve.RememberedView{ID: r.ID(), Trigger: string(r.Trigger), Tier: r.Tier.String(),
+			Pattern: r.Pattern, By: r.By, Created: r.Created})
+	}
+	var ws []string
+	for _, w := range warns {
+		ws = append(ws, w.Message)
+	}
+	return out, ws
 }
 
 func (p servePolicies) Diff(accepted, current []byte) string {

@@ -96,7 +96,8 @@ func (fs *folderState) checkShown(id, hash string) error {
 }
 
 // approveOptions turns the body into the approver's options. A pattern
-// equal to the escaped proposal stands for the proposal itself.
+// equal to the escaped proposal (or the escaped general pattern) stands
+// for the pattern itself.
 func (fs *folderState) approveOptions(id string, b approveBody) approver.ApproveOptions {
 	o := approver.ApproveOptions{ShownHash: b.Hash, Always: b.Always, Pattern: b.Pattern}
 	req := fs.cached(id)
@@ -106,6 +107,11 @@ func (fs *folderState) approveOptions(id string, b approveBody) approver.Approve
 	if o.Always && o.Pattern != "" {
 		if p, err := fs.ap.Propose(req); err == nil && display.EscapeLine(p) == o.Pattern {
 			o.Pattern = p
+			return o
+		}
+		// The general pattern offered beside it (review.Review.Always).
+		if prs := fs.src.Facts(req).Always; len(prs) == 1 && prs[0].General != "" && display.EscapeLine(prs[0].General) == o.Pattern {
+			o.Pattern = prs[0].General
 		}
 	}
 	return o

@@ -207,6 +207,10 @@ func (p *fakePolicies) Accept(f folder.Folder, data []byte) error {
 	return nil
 }
 
+func (p *fakePolicies) Remembered(folder.Folder) ([]RememberedView, []string) {
+	return []RememberedView{{ID: "abc123", Trigger: "shell", Tier: "allow", Pattern: "npm install **", By: "alice\x1b[31m"}}, nil
+}
+
 func (p *fakePolicies) Diff(a, b []byte) string {
 	return "--- accepted\n+++ current\n-" + string(a) + "+" + string(b)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
@@ -22,6 +23,20 @@ type Policies interface {
 	Accept(f folder.Folder, data []byte) error
 	// Diff is the unified diff from the accepted policy to the current.
 	Diff(accepted, current []byte) string
+	// Remembered lists the folder's remembered decisions in force (signed
+	// and valid ones only), and warnings about the others.
+	Remembered(f folder.Folder) ([]RememberedView, []string)
+}
+
+// RememberedView is one remembered decision ("approve always") as the
+// Policy tab shows it; every text escaped.
+type RememberedView struct {
+	ID      string    `json:"id"`
+	Trigger string    `json:"trigger"`
+	Tier    string    `json:"tier"`
+	Pattern string    `json:"pattern"`
+	By      string    `json:"by,omitempty"`
+	Created time.Time `json:"created,omitzero"`
 }
 
 // PolicyView is a folder's policy state. Changed means policy.yaml
@@ -35,6 +50,11 @@ type PolicyView struct {
 	Accepted string `json:"accepted_sha256,omitempty"`
 	Diff     string `json:"diff,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// Text is the accepted policy (the one in force), each line escaped;
+	// Remembered the remembered decisions in force beside it.
+	Text       string           `json:"text,omitempty"`
+	Remembered []RememberedView `json:"remembered"`
+	Warnings   []string         `json:"warnings,omitempty"`
 }
 
 // policy reads the folder's policy state; nil without a policy store.
@@ -53,6 +73,16 @@ func (fs *folderState) policy() (*PolicyView, []byte) {
 	if v.Changed {
 		v.Diff = escapeBlock(p.Diff(accepted, current))
 	}
+	v.Text = escapeBlock(string(accepted))
+	rem, warns := p.Remembered(fs.f)
+	v.Remembered = make([]RememberedView, 0, len(rem))
+	for _, r := range rem {
+		v.Remembered = append(v.Remembered, RememberedView{ID: display.EscapeLine(r.ID), Trigger: display.EscapeLine(r.Trigger),
+			Tier: display.EscapeLine(r.Tier), Pattern: display.EscapeLine(r.Pattern), By: display.EscapeLine(r.By), Created: r.Created})
+	}
+	for _, w := range warns {
+		v.Warnings = append(v.Warnings, display.EscapeLine(w))
+	}
 	return v, current
 }
 
@@ -63,7 +93,7 @@ func (fs *folderState) policyChanged() *PolicyView {
 	if v == nil {
 		return nil
 	}
-	sig := fmt.Sprint(v.Changed, v.Current, v.Accepted, v.Error)
+	sig := fmt.Sprint(v.Changed, v.Current, v.Accepted, v.Error, v.Remembered, v.Warnings)
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if sig == fs.lastPolicy {

@@ -94,6 +94,18 @@ try {
   for (let i = 0; i < 3 && !(await page.textContent('#d-summary')).includes('git push'); i++) await page.keyboard.press('k');
   await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('git push'), null, { timeout: 10000 });
   await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
+  // Why it asks, and what approve always could remember (the exact
+  // pattern and the general one beside it).
+  const pushFields = await page.textContent('#d-fields');
+  for (const want of ['asked because', 'the narrowest rule that would allow it', 'always', 'exact git push origin main', 'general git push **']) {
+    if (!pushFields.includes(want)) fail('detail lacks ' + want + ': ' + pushFields);
+  }
+  await page.keyboard.press('A');
+  await page.waitForSelector('#always-form:not(.hidden)', { timeout: 10000 });
+  if ((await page.inputValue('#always-pattern')) !== 'git push origin main') fail('always form: ' + await page.inputValue('#always-pattern'));
+  await page.click('#always-general');
+  if ((await page.inputValue('#always-pattern')) !== 'git push **') fail('the general button did not fill the pattern');
+  await page.click('#always-form .cancel');
   await page.keyboard.press('d');
   await page.waitForSelector('#deny-form:not(.hidden)', { timeout: 10000 });
   await page.keyboard.type('not on main, open a pull request');
@@ -130,6 +142,8 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr').length >= 3, null, { timeout: 30000 });
   await page.keyboard.press('3');
   await page.waitForSelector('#policy-list .policy-card', { timeout: 30000 });
+  const card = await page.textContent('#policy-list .policy-card');
+  if (!card.includes('Remembered decisions (0)') || !card.includes('No policy accepted')) fail('the policy tab lacks what is in force: ' + card);
   step('AUDIT');
   if (problems.length) fail(problems.join('\n'));
 } finally {

@@ -453,6 +453,8 @@
       add('runs', dd);
     }
     if (rv) add('policy', hitsNode(r, rv));
+    if (rv && rv.why) text('asked because', rv.why, 'why-asked');
+    if (rv && rv.always && rv.always.length) add('always', alwaysNode(rv.always));
     for (const f of r.fields || []) {
       if (!f.block) { text(f.label, f.value); continue; }
       const dd = el('dd');
@@ -480,6 +482,25 @@
     if (r.result && r.result.reason) text('reason', r.result.reason, 'why');
     if (r.result && r.result.always) text('remembered', r.result.always);
     dl.replaceChildren(...rows);
+  }
+
+  // alwaysNode lists what approve always can remember, per escalated
+  // part: the exact pattern, the general one where no other rule lies in
+  // its territory, or why no rule can cover it.
+  function alwaysNode(props) {
+    const dd = el('dd', 'always-cell');
+    for (const p of props) {
+      const row = el('div', 'always-row');
+      if (!p.exact) {
+        row.append(el('span', 'subject', p.trigger + ' ' + p.subject), el('span', 'reason', ' no rule can cover it: ' + p.why));
+      } else {
+        row.append(el('span', '', p.trigger + ' exact '), el('code', '', p.exact));
+        if (p.general) row.append(el('span', '', '  or general '), el('code', 'general', p.general));
+        else if (p.why) row.append(el('span', 'reason', '  (no general pattern: ' + p.why + ')'));
+      }
+      dd.append(row);
+    }
+    return dd;
   }
 
   // hitsNode lists every policy hit, the ones that need a human first,
@@ -628,6 +649,15 @@
     $('always-form').classList.remove('hidden');
     const input = $('always-pattern');
     input.value = r.pattern;
+    const props = (r.review && r.review.always) || [];
+    const gen = $('always-general');
+    const note = $('always-note');
+    const general = props.length === 1 ? props[0].general : '';
+    gen.classList.toggle('hidden', !general);
+    gen.textContent = general ? 'General: ' + general : 'General';
+    gen.onclick = () => { input.value = general; input.focus(); };
+    note.classList.toggle('hidden', !(props.length === 1 && !general && props[0].why));
+    note.textContent = props.length === 1 && !general && props[0].why ? 'No general pattern: ' + props[0].why : '';
     input.focus();
     input.select();
   }
@@ -699,11 +729,11 @@
     if (p.error) card.append(el('p', 'outcome bad', p.error));
     if (!p.changed && !p.current_sha256) {
       card.append(el('p', 'muted', 'There is no .sandbox/policy.yaml here; the accepted policy, if any, stays in force.'));
-      return card;
+      return withInForce(card, p);
     }
     if (!p.changed) {
       card.append(el('p', 'muted', '✓ .sandbox/policy.yaml is the policy in force.'));
-      return card;
+      return withInForce(card, p);
     }
     card.append(el('p', '', 'policy.yaml has changed. Until you accept it, the last accepted policy stays in force.'));
     const diff = el('div', 'diff');
@@ -725,6 +755,35 @@
       loadPolicy();
     });
     card.append(diff, btn, el('span', 'muted', '  sha256 ' + p.current_sha256.slice(0, 16) + '…'));
+    return withInForce(card, p);
+  }
+
+  // withInForce adds what is in force: the accepted policy and the
+  // remembered decisions (approve always) beside it.
+  function withInForce(card, p) {
+    const rem = p.remembered || [];
+    const sec = el('div', 'remembered');
+    sec.append(el('h4', '', 'Remembered decisions (' + rem.length + ')'));
+    if (rem.length === 0) {
+      sec.append(el('p', 'muted', 'None. Approve always in watch or here adds one; `sandbox remembered forget` takes one back.'));
+    } else {
+      const table = el('table', 'remembered-table');
+      const head = el('tr');
+      for (const h of ['id', 'tier', 'trigger', 'pattern', 'by', 'created']) head.append(el('th', '', h));
+      table.append(head);
+      for (const r of rem) {
+        const tr = el('tr', r.tier);
+        tr.append(el('td', 'mono', r.id), el('td', '', r.tier), el('td', '', r.trigger), el('td', 'mono', r.pattern),
+          el('td', '', r.by || '-'), el('td', '', r.created ? new Date(r.created).toLocaleString() : ''));
+        table.append(tr);
+      }
+      sec.append(table);
+    }
+    for (const w of p.warnings || []) sec.append(el('p', 'outcome bad', w));
+    const pol = el('details', 'accepted-policy');
+    pol.append(el('summary', '', p.text ? 'The policy in force (the last accepted)' : 'No policy accepted: everything escalates'));
+    if (p.text) pol.append(el('pre', '', p.text));
+    card.append(sec, pol);
     return card;
   }
 

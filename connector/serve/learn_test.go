@@ -1,0 +1,98 @@
+package serve
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// folderMemory is the real remembered decisions of the folder a request
+// runs in (the harness makes its folders after its memory).
+type folderMemory struct{ st *userstate.State }
+
+func (m folderMemory) of(req *queue.Request) *approver.PolicyMemory {
+	f, _ := folder.New(req.Cwd)
+	return approver.NewPolicyMemory(f, m.st, slog.New(slog.DiscardHandler))
+}
+
+func (m folderMemory) Propose(req *queue.Request) (string, error) { return m.of(req).Propose(req) }
+func (m folderMemory) Check(req *queue.Request, p string) error   { return m.of(req).Check(req, p) }
+func (m folderMemory) Remember(req *queue.Request, p string, who approver.Identity) error {
+	return m.of(req).Remember(req, p, who)
+}
+func (m folderMemory) Match(req *queue.Request) (approver.Remembered, bool) {
+	return m.of(req).Match(req)
+}
+
+// The dashboard shows why a request asks and the general pattern beside
+// the exact one; sending the general pattern back remembers it, and it
+// then approves another request of the same shape.
+func TestApproveAlwaysGeneralPattern(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessMem(t, 1, testAddr, folderMemory{st})
+	p := h.projects[0]
+	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
+		t.Fatal(err)
+	}
+	req := p.submit(t, "tee -a a.txt </dev/null")
+	v := h.pending(t, 1)[0]
+	if v.Review == nil || len(v.Review.Always) != 1 || v.Review.Always[0].General != "tee **" || v.Pattern != "tee -a a.txt" {
+		t.Fatalf("review %+v pattern %q", v.Review, v.Pattern)
+	}
+	if !strings.Contains(v.Review.Why, "the narrowest rule that would allow it: shell `tee -a a.txt`") {
+		t.Errorf("why %q", v.Review.Why)
+	}
+	// A pattern that is neither the proposal nor the general one is
+	// checked by the approver as typed (here: it does not cover the request).
+	if w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"tee -x **","hash":"`+req.Hash+`"}`); w.Code == 200 {
+		t.Fatalf("a pattern that does not cover it: %d %s", w.Code, w.Body)
+	}
+	var dv decisionView
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"tee **","hash":"`+req.Hash+`"}`), 200, &dv)
+	if dv.Result == nil || dv.Result.Always != "tee **" {
+		t.Fatalf("result %+v", dv.Result)
+	}
+	next := p.submit(t, "tee b.txt </dev/null")
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res, err := p.q.Result(next.ID)
+		if err == nil {
+			if res.Approver.Surface != approver.SurfaceRemembered || res.Decision != queue.Approved {
+				t.Fatalf("auto result %+v", res)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the remembered general pattern was not applied")
+		}
+	}
+}
+
+// The Policy tab shows the policy in force and the remembered decisions,
+// escaped, also when no change is pending.
+func TestPolicyViewShowsPolicyAndRemembered(t *testing.T) {
+	h := newHarness(t, 1)
+	p := h.projects[0]
+	os.WriteFile(p.f.Policy(), []byte("version: 1\n# \x1b[2J\n"), 0o644)
+	h.policies.Accept(p.f, []byte("version: 1\n# \x1b[2J\n"))
+	var pv struct{ Folders []PolicyView }
+	decode(t, h.do(t, "GET", "/api/policy", ""), 200, &pv)
+	v := pv.Folders[0]
+	if v.Changed || !strings.Contains(v.Text, "version: 1") || strings.Contains(v.Text, "\x1b") {
+		t.Errorf("text %q changed %v", v.Text, v.Changed)
+	}
+	if len(v.Remembered) != 1 || v.Remembered[0].Pattern != "npm install **" || strings.Contains(v.Remembered[0].By, "\x1b") {
+		t.Errorf("remembered %+v", v.Remembered)
+	}
+}
