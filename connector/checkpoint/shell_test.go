@@ -1,0 +1,59 @@
+package checkpoint
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestForShell(t *testing.T) {
+	t.Parallel()
+	cwd := t.TempDir()
+	home, _ := os.UserHomeDir()
+	writeFile(t, filepath.Join(cwd, "a.o"), "", 0o644)
+	writeFile(t, filepath.Join(cwd, "b.o"), "", 0o644)
+	in := func(ps ...string) []string {
+		for i, p := range ps {
+			ps[i] = filepath.Join(cwd, p)
+		}
+		return ps
+	}
+	tests := []struct {
+		script string
+		paths  []string
+		whole  bool
+	}{
+		{"rm -rf src", in("src"), false},
+		{"mv a b", in("a", "b"), false},
+		{"cp a b", in("b"), false},
+		{"sed -i s/x/y/ f.txt", in("f.txt"), false},
+		{"echo x > out.txt", in("out.txt"), false},
+		{"cd sub && rm x", in("sub/x"), false},
+		{"truncate -s0 f", in("f"), false},
+		{"rm *.o", in("a.o", "b.o"), false},
+		{"tar xf a.tar", in("."), false},
+		{"ls -la && cat README.md", nil, false},
+		{"git status", nil, false},
+		{"git log --oneline", nil, false},
+		{"git checkout -- .", nil, true},
+		{"git -C sub restore f", nil, true},
+		{"git reset --hard", nil, true},
+		{"git clean -fdx", nil, true},
+		{"git stash", nil, true},
+		{"git -c core.x=y switch main", nil, true},
+		{"find . -name '*.o' -delete", nil, true},
+		{`rm -rf "$DIR"`, nil, true},
+		{"rm -rf ~/x", []string{filepath.Join(home, "x")}, false},
+		{"rm -rf ~root/x", nil, true},
+		{"eval 'rm x'", nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.script, func(t *testing.T) {
+			paths, whole := ForShell(tc.script, cwd)
+			if whole != tc.whole || (!whole && !reflect.DeepEqual(paths, tc.paths)) {
+				t.Errorf("ForShell = %v, %v; want %v, %v", paths, whole, tc.paths, tc.whole)
+			}
+		})
+	}
+}
