@@ -64,6 +64,8 @@ type Core struct {
 	Queue     func() (Queue, error)
 	Audit     Recorder
 	Originals Originals
+	// Checkpoints, when set, keeps what allowed calls delete or overwrite.
+	Checkpoints Checkpointer
 	// Jail, when set, rewrites allowed shell commands into the project
 	// jail (Outcome.Jailed); JailState says which mode the core is in.
 	Jail      Jailer

@@ -32,15 +32,22 @@ func (c *Core) PreToolUse(ctx context.Context, call *Call) (*Outcome, error) {
 }
 
 // saveOriginals keeps the files a write is about to change, so that
-// `sandbox restore` can bring them back.
+// `sandbox restore` (PATH, --session, --all from the originals, or
+// --checkpoint ID) can bring them back.
 func (c *Core) saveOriginals(call *Call) error {
-	if call.Action != Write || c.Originals == nil {
+	if call.Action != Write {
 		return nil
 	}
 	for _, p := range call.Paths {
+		if c.Originals == nil {
+			break
+		}
 		if err := c.Originals.Save(p, call.Session, call.ToolUseID); err != nil {
 			return fmt.Errorf("keeping the original of %s: %w", p, err)
 		}
+	}
+	if err := c.checkpoint(call); err != nil {
+		return fmt.Errorf("keeping a checkpoint: %w", err)
 	}
 	return nil
 }
@@ -48,6 +55,15 @@ func (c *Core) saveOriginals(call *Call) error {
 func (c *Core) allow(ctx context.Context, call *Call, d policy.Decision) (*Outcome, error) {
 	if err := c.saveOriginals(call); err != nil {
 		return nil, err
+	}
+	// An allowed shell command's checkpoint (approved ones run in the
+	// broker, after the human's decision, and are not kept): when it
+	// cannot be kept, a human decides instead.
+	if call.Action == Shell {
+		if err := c.checkpoint(call); err != nil {
+			c.Logger().Warn("checkpoint failed; escalating", "err", err)
+			return c.escalate(ctx, call, uncheckpointed(d, err))
+		}
 	}
 	v := Allow
 	if c.Options.DeferAllow {

@@ -6,6 +6,7 @@ package hooktest
 import (
 	"context"
 	"fmt"
+	"github.com/sandbox-dev/sandbox/connector/checkpoint"
 	"sync"
 
 	"github.com/sandbox-dev/sandbox/connector/hook"
@@ -108,4 +109,23 @@ func (o *Originals) Save(path, _, _ string) error {
 	defer o.mu.Unlock()
 	o.Saved = append(o.Saved, path)
 	return nil
+}
+
+// Checkpoints records the checkpoints asked for; Fail makes them fail.
+type Checkpoints struct {
+	Fail error
+	mu   sync.Mutex
+	// Taken lists the requests.
+	Taken []checkpoint.Request
+}
+
+// Take records req.
+func (c *Checkpoints) Take(req checkpoint.Request) (*checkpoint.Checkpoint, error) {
+	if c.Fail != nil {
+		return nil, c.Fail
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Taken = append(c.Taken, req)
+	return &checkpoint.Checkpoint{ID: "20261201-120000-00000000", Command: req.Command}, nil
 }

@@ -65,7 +65,10 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	core := &hook.Core{
 		Folder: f, Log: log,
 		Originals: originals.Open(f),
-		Options:   hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
+		// Checkpoints: none inside the jail (openInside), whose hook can
+		// reach no store the jailed agent could not tamper with.
+		Checkpoints: &lazyStore{st: st, root: f.Root, log: log},
+		Options:     hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
 	}
 	if core.Jail, core.JailState, err = jailFor(f, st, o.Exe, o.ProbeJail); err != nil {
 		return nil, err
