@@ -18,6 +18,7 @@ type restoreOptions struct {
 	dir     dirFlag
 	args    []string
 	list    bool
+	ckID    string
 	session string
 	all     bool
 	yes     bool
@@ -27,14 +28,21 @@ type restoreOptions struct {
 func newRestoreCmd() *cobra.Command {
 	opts := &restoreOptions{}
 	cmd := &cobra.Command{
-		Use:   "restore [DIR] (--list | PATH... | --session ID | --all) [--yes]",
+		Use:   "restore [DIR] (--list | PATH... | --session ID | --all | --checkpoint ID) [--yes]",
 		Short: "Put back files as they were before the agent changed them (dry run unless --yes)",
 		Long: `restore brings back the originals that the hooks kept before each allowed
 Write, Edit, MultiEdit or NotebookEdit: each file is replaced atomically, and a
 file the agent created is removed. PATH... restores those files, --session the
 files one agent session changed (to their state before that session), --all
 every file. Without --yes it only prints what it would do. --list shows every
-original kept.`,
+original kept.
+
+--checkpoint ID brings back what one checkpoint kept (see ` + "`sandbox checkpoints`" + `):
+the files and directories an allowed command or edit deleted or overwrote,
+byte for byte with their modes, deleted directories recreated; a file the
+call created is removed. Files that appeared since inside a kept directory
+are left alone, and nothing is written through a link planted in the
+project (such paths are reported as conflicts).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.args, opts.out = args, cmd.OutOrStdout()
 			return runRestore(cmd.Context(), opts)
@@ -43,6 +51,7 @@ original kept.`,
 	opts.dir.bind(cmd)
 	cmd.Flags().BoolVar(&opts.list, "list", false, "list the originals kept")
 	cmd.Flags().StringVar(&opts.session, "session", "", "restore what this agent session changed")
+	cmd.Flags().StringVar(&opts.ckID, "checkpoint", "", "restore what this checkpoint kept")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "restore every file that has an original")
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "apply (default: dry run)")
 	return cmd
@@ -67,13 +76,16 @@ func runRestore(_ context.Context, opts *restoreOptions) error {
 		return err
 	}
 	modes := 0
-	for _, on := range []bool{opts.list, opts.session != "", opts.all, len(paths) > 0} {
+	for _, on := range []bool{opts.list, opts.session != "", opts.all, len(paths) > 0, opts.ckID != ""} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return &exitError{exitUsage, "restore: give exactly one of --list, PATH..., --session ID or --all"}
+		return &exitError{exitUsage, "restore: give exactly one of --list, PATH..., --session ID, --all or --checkpoint ID"}
+	}
+	if opts.ckID != "" {
+		return restoreCheckpoint(opts, f)
 	}
 	store := originals.Open(f)
 	if opts.list {

@@ -28,6 +28,7 @@ var commands = []func() *cobra.Command{
 	newHookCmd,
 	newMCPCmd,
 	newRestoreCmd,
+	newCheckpointsCmd,
 	newCheckCmd,
 	newPolicyCmd,
 	newRememberedCmd,

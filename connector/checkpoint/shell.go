@@ -19,6 +19,29 @@ var gitWorkTree = map[string]bool{
 	"rm": true, "mv": true, "bisect": true, "filter-branch": true, "sparse-checkout": true,
 }
 
+// rewriters are tools that rewrite or extract files the analyzer does
+// not name as writes (an archive's members, a patch's files, a
+// formatter's tree): their checkpoint is the whole work tree. A program
+// key with a subcommand is "prog sub".
+var rewriters = map[string]bool{
+	"unzip": true, "7z": true, "patch": true, "dos2unix": true, "unix2dos": true,
+	"go fmt": true, "go fix": true, "cargo fmt": true, "cargo fix": true, "rustfmt": true,
+	"prettier": true, "eslint": true, "black": true, "ruff": true, "isort": true, "autopep8": true,
+	"clang-format": true,
+}
+
+// rewrites reports whether an Exec's words start a rewriter.
+func rewrites(args []shell.Word) bool {
+	if len(args) > 1 && (args[0].Text == "npx" || args[0].Text == "bunx") {
+		args = args[1:]
+	}
+	prog := filepath.Base(args[0].Text)
+	if rewriters[prog] {
+		return true
+	}
+	return len(args) > 1 && rewriters[prog+" "+args[1].Text]
+}
+
 // gitValued are git's global options that take the next word as value.
 var gitValued = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true, "--exec-path": true, "--config-env": true}
 
@@ -26,9 +49,10 @@ var gitValued = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--wo
 // delete or overwrite: the paths of the analyzer's Write effects (a
 // redirection, rm, mv, cp, sed -i, truncate, tar -x, find -delete, ...;
 // a directory stands for its whole tree), or the whole work tree when a
-// git command rewrites it, a written path is only known at run time, or
-// part of the script is opaque to the analyzer. A program that writes
-// files of its own accord (make clean, a script) is not seen here.
+// git command or a known rewriter (unzip, patch, go fmt, prettier, ...)
+// rewrites it, a written path is only known at run time, or part of the
+// script is opaque to the analyzer. A program that writes files of its
+// own accord (make clean, a script) is not seen here.
 func ForShell(script, cwd string) (paths []string, wholeTree bool) {
 	for _, e := range shell.Analyze(script, shell.Options{}) {
 		switch e.Kind {
@@ -36,6 +60,9 @@ func ForShell(script, cwd string) (paths []string, wholeTree bool) {
 			return nil, true
 		case shell.Exec:
 			if len(e.Args) > 1 && filepath.Base(e.Args[0].Text) == "git" && gitWorkTree[gitSubcommand(e.Args[1:])] {
+				return nil, true
+			}
+			if len(e.Args) > 0 && rewrites(e.Args) {
 				return nil, true
 			}
 		case shell.Write:

@@ -47,6 +47,12 @@ func TestForShell(t *testing.T) {
 		{"rm -rf ~/x", []string{filepath.Join(home, "x")}, false},
 		{"rm -rf ~root/x", nil, true},
 		{"eval 'rm x'", nil, true},
+		{"unzip a.zip", nil, true},
+		{"patch -p1 < fix.diff", nil, true},
+		{"go fmt ./...", nil, true},
+		{"npx prettier --write .", nil, true},
+		{"go test ./...", nil, false},
+		{"make test", nil, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.script, func(t *testing.T) {
