@@ -114,11 +114,16 @@ func hiddenPaths(o *Options, home string, writable []string) []string {
 			hidden = append(hidden, p)
 		}
 	}
+	looked := map[string]bool{} // the policy's read rules name the home secrets again
 	for _, p := range cands {
 		if !filepath.IsAbs(p) {
 			continue
 		}
 		p = filepath.Clean(p)
+		if looked[p] {
+			continue
+		}
+		looked[p] = true
 		fi, err := os.Lstat(p)
 		if err != nil {
 			continue // absent: nothing to hide, and the jail cannot create it in a place it cannot write
