@@ -126,3 +126,14 @@ func TestHookCheckpointThenRestore(t *testing.T) {
 	sameTree(t, tree(t, src), want)
 	mustContain(t, "a second restore", e.mustSandbox("restore", "--dir", dir, "--checkpoint", ck.ID), "nothing to restore")
 }
+
+// The session brief tells the model that deletions are recoverable.
+func TestHookBriefPromisesCheckpoints(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("claude", nil)
+	out, errOut, code := e.hook(t, map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}, "claude")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	mustContain(t, "the brief", out, "recoverable", "sandbox restore --checkpoint")
+}
