@@ -4,6 +4,7 @@ package jail_linux
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,8 +77,11 @@ func placeSocket(s boundSocket) (string, bool) {
 	return real, true
 }
 
-// treeDevs lists, in the kernel's dev_t encoding, the file systems of
-// the roots and of every mount below them (/proc/self/mountinfo).
+// treeDevs lists, in the kernel's dev_t encoding, the file systems a
+// socket's file in the roots can be on: each root's own (as stat says it)
+// and that of the mount holding it (as mountinfo says it: the table's
+// device, where stat differs, as on a btrfs subvolume), and those of the
+// mounts below the roots.
 func treeDevs(roots []string) (map[uint32]bool, bool) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
@@ -92,26 +96,45 @@ func treeDevs(roots []string) (map[uint32]bool, bool) {
 		}
 		devs[kernelDev(unix.Major(st.Dev), unix.Minor(st.Dev))] = true
 	}
-	sc := bufio.NewScanner(f)
+	return devs, mountDevs(f, roots, devs)
+}
+
+// mountDevs adds to devs the devices of the mounts in mountinfo that
+// hold a root or lie below one.
+func mountDevs(r io.Reader, roots []string, devs map[uint32]bool) bool {
+	holder := make([]string, len(roots)) // the longest mount point holding each root so far
+	holderDev := make([]uint32, len(roots))
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		// ID PARENT MAJOR:MINOR ROOT MOUNTPOINT ...
 		fields := strings.Fields(sc.Text())
 		if len(fields) < 5 {
-			return nil, false
-		}
-		if !inAny(unescapeMount(fields[4]), roots) {
-			continue
+			return false
 		}
 		maj, min, ok := strings.Cut(fields[2], ":")
 		a, aerr := strconv.ParseUint(maj, 10, 32)
 		b, berr := strconv.ParseUint(min, 10, 32)
 		if !ok || aerr != nil || berr != nil {
-			return nil, false
+			return false
 		}
-		devs[kernelDev(uint32(a), uint32(b))] = true
+		dev, mp := kernelDev(uint32(a), uint32(b)), unescapeMount(fields[4])
+		if inAny(mp, roots) {
+			devs[dev] = true
+		}
+		for i, root := range roots {
+			if (root == mp || within(root, mp)) && len(mp) >= len(holder[i]) {
+				holder[i], holderDev[i] = mp, dev // a later mount on the same point hides the earlier
+			}
+		}
 	}
-	return devs, sc.Err() == nil
+	for i := range roots {
+		if holder[i] == "" {
+			return false
+		}
+		devs[holderDev[i]] = true
+	}
+	return sc.Err() == nil
 }
 
 func kernelDev(major, minor uint32) uint32 { return major<<20 | minor }

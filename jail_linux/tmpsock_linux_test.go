@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -127,5 +128,31 @@ func mustRename(t *testing.T, from, to string) {
 	t.Helper()
 	if err := os.Rename(from, to); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMountDevs: the devices a socket's file in the shared trees can be
+// on include the mount holding each tree as mountinfo gives it (the
+// kernel's socket table reports that one where stat differs, as on a
+// btrfs subvolume) and the mounts below; not other mounts.
+func TestMountDevs(t *testing.T) {
+	const mountinfo = `22 1 0:50 /@ / rw,relatime shared:1 - btrfs /dev/vda2 rw
+23 22 0:51 / /proc rw - proc proc rw
+24 22 0:50 /@var /var rw,relatime shared:2 - btrfs /dev/vda2 rw
+25 24 0:60 / /var/tmp/my\040build rw - tmpfs tmpfs rw
+26 22 0:61 / /tmp rw - tmpfs tmpfs rw
+27 22 0:62 / /tmpx rw - tmpfs tmpfs rw
+`
+	devs := map[uint32]bool{kernelDev(0, 52): true} // what stat says of /var/tmp
+	if !mountDevs(strings.NewReader(mountinfo), []string{"/tmp", "/var/tmp"}, devs) {
+		t.Fatal("mountDevs failed")
+	}
+	for _, d := range []struct {
+		min  uint32
+		want bool
+	}{{50, true}, {52, true}, {60, true}, {61, true}, {51, false}, {62, false}} {
+		if devs[kernelDev(0, d.min)] != d.want {
+			t.Errorf("0:%d: %v, want %v", d.min, devs[kernelDev(0, d.min)], d.want)
+		}
 	}
 }
