@@ -24,6 +24,8 @@ const (
 type checkOptions struct {
 	dir      dirFlag
 	json     bool
+	jailed   bool // --jailed: decide as for a command run in the project jail
+	unjailed bool // --unjailed: decide as for one run with the user's rights
 	script   string
 	write    string
 	read     string
@@ -38,7 +40,7 @@ type checkOptions struct {
 func newCheckCmd() *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check [--dir DIR] [--json] (--script TEXT | --write PATH | --read PATH | --url URL | --mcp TOOL | -- ARGV...)",
+		Use:   "check [--dir DIR] [--json] [--jailed|--unjailed] (--script TEXT | --write PATH | --read PATH | --url URL | --mcp TOOL | -- ARGV...)",
 		Short: "Ask the folder's policy about a command, file, destination or MCP tool (exit 0 allow, 10 escalate, 20 deny)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); len(args) > 0 && dash != 0 {
@@ -58,7 +60,9 @@ func newCheckCmd() *cobra.Command {
 	}
 	opts.dir.bind(cmd)
 	fl := cmd.Flags()
-	fl.BoolVar(&opts.json, "json", false, `print {"decision","reasons","parts"} as JSON`)
+	fl.BoolVar(&opts.json, "json", false, `print {"decision","reasons","parts","jailed","why"} as JSON`)
+	fl.BoolVar(&opts.jailed, "jailed", false, "decide a command as one that runs in the project jail (default: when the jail can be built here)")
+	fl.BoolVar(&opts.unjailed, "unjailed", false, "decide a command as one that runs with your rights (default: when the jail cannot be built here)")
 	fl.StringVar(&opts.script, "script", "", "a bash script")
 	fl.StringVar(&opts.write, "write", "", "a file to be written")
 	fl.StringVar(&opts.read, "read", "", "a file to be read")
@@ -71,6 +75,9 @@ func newCheckCmd() *cobra.Command {
 func runCheck(_ context.Context, opts *checkOptions) error {
 	if len(opts.given) != 1 {
 		return &exitError{code: exitUsage, msg: "check: give exactly one of --script, --write, --read, --url, --mcp or -- ARGV"}
+	}
+	if opts.jailed && opts.unjailed {
+		return &exitError{code: exitUsage, msg: "check: --jailed and --unjailed exclude each other"}
 	}
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
@@ -85,8 +92,14 @@ func runCheck(_ context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	var jail checkJail
+	if isCommand(opts) {
+		if jail = jailForCheck(opts); jail.jailed {
+			e = e.ForJail()
+		}
+	}
 	d := decide(e, opts)
-	if err := printDecision(opts, d); err != nil {
+	if err := printDecision(opts, d, jail.line); err != nil {
 		return err
 	}
 	return exitWith(checkExitCode(d.Decision))
@@ -123,6 +136,12 @@ func decide(e *policy.Engine, opts *checkOptions) policy.Decision {
 	return e.Argv(opts.argv, opts.cwd)
 }
 
+// isCommand reports a shell command to check (the jail applies to
+// commands; the agent's own writes, reads and fetches happen outside it).
+func isCommand(opts *checkOptions) bool {
+	return opts.given[0] == "--script" || opts.given[0] == "-- ARGV"
+}
+
 func checkExitCode(t policy.Tier) int {
 	switch t {
 	case policy.Allow:
@@ -133,20 +152,50 @@ func checkExitCode(t policy.Tier) int {
 	return exitCheckEscalate
 }
 
-func printDecision(opts *checkOptions, d policy.Decision) error {
+// checkJSON is check's JSON: the decision, the policy in force (for a
+// command) and why it asked.
+type checkJSON struct {
+	policy.Decision
+	Policy string      `json:"policy,omitempty"`
+	Why    *policy.Why `json:"why,omitempty"`
+}
+
+func printDecision(opts *checkOptions, d policy.Decision, policyLine string) error {
+	w, hasWhy := d.Why()
 	if opts.json {
-		enc := json.NewEncoder(opts.out)
-		return enc.Encode(d)
+		out := checkJSON{Decision: d, Policy: policyLine}
+		if hasWhy {
+			out.Why = &w
+		}
+		return json.NewEncoder(opts.out).Encode(out)
 	}
 	fmt.Fprintf(opts.out, "%s\n", d.Decision)
 	for _, p := range d.Parts {
-		fmt.Fprintf(opts.out, "  %-8s %-7s %s\n", p.Decision, p.Trigger, display.EscapeLine(p.Subject))
+		fmt.Fprintf(opts.out, "  %-8s %-7s %s%s\n", p.Decision, p.Trigger, display.EscapeLine(p.Subject), jailedMark(p))
 		fmt.Fprintf(opts.out, "           %s: %s\n", display.EscapeLine(p.Rule), display.EscapeLine(p.Reason))
+		fmt.Fprintf(opts.out, "           effect: %s\n", display.EscapeLine(p.Effect))
 	}
 	if len(d.Parts) == 0 {
 		for _, r := range d.Reasons {
 			fmt.Fprintf(opts.out, "  %s\n", display.EscapeLine(r))
 		}
 	}
+	if hasWhy {
+		fmt.Fprintf(opts.out, "why: %s\n", display.EscapeLine(w.String()))
+	}
+	if policyLine != "" {
+		fmt.Fprintf(opts.out, "%s\n", policyLine)
+	}
 	return nil
+}
+
+// jailedMark says, on a part's line, whether it runs in the jail.
+func jailedMark(p policy.Part) string {
+	if p.Trigger != policy.Shell {
+		return ""
+	}
+	if p.Jailed {
+		return "  [jailed]"
+	}
+	return "  [unjailed]"
 }

@@ -79,3 +79,49 @@ func TestCheckArgvIsNotRejoined(t *testing.T) {
 		t.Errorf("argv was re-joined into a script: %d\n%s%s", code, out, errw)
 	}
 }
+
+// TestCheckJailed: --jailed and --unjailed pick the policy a command is
+// decided by, the output says which per part and names the effect that
+// decided and why it asked; a jailed-only rule never allows unjailed.
+func TestCheckJailed(t *testing.T) {
+	root := policyProject(t, "version: 1\nshell:\n  allow:\n    - {pattern: \"node **\", jailed: true}\nwrite:\n  allow: [\"**\"]\n")
+	if code, out, errw := runCLI(t, "policy", "accept", "--dir", root, "--yes"); code != 0 {
+		t.Fatalf("accept: %d %s%s", code, out, errw)
+	}
+	base := []string{"check", "--dir", root, "--cwd", root}
+	code, out, errw := runCLI(t, append(base, "--jailed", "--", "node", "x.js")...)
+	if code != 0 || !strings.Contains(out, "[jailed]") || !strings.Contains(out, "effect: exec node x.js") || !strings.Contains(out, "jailed policy:") {
+		t.Errorf("--jailed: code %d\n%s%s", code, out, errw)
+	}
+	code, out, errw = runCLI(t, append(base, "--unjailed", "--script", "node x.js")...)
+	if code != 10 || !strings.Contains(out, "[unjailed]") || !strings.Contains(out, "why: asked because of shell node x.js") ||
+		!strings.Contains(out, "unjailed policy:") {
+		t.Errorf("--unjailed: code %d\n%s%s", code, out, errw)
+	}
+	code, out, _ = runCLI(t, append(base, "--json", "--unjailed", "--script", "mkdir -p build && node x.js")...)
+	var got struct {
+		Decision string `json:"decision"`
+		Jailed   bool   `json:"jailed"`
+		Parts    []struct {
+			Effect string `json:"effect"`
+			Jailed bool   `json:"jailed"`
+			Rule   string `json:"rule"`
+		} `json:"parts"`
+		Why struct {
+			Allow string `json:"allow"`
+		} `json:"why"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 10 || got.Jailed {
+		t.Fatalf("json: code %d, %v\n%s", code, err, out)
+	}
+	if got.Parts[0].Effect != "exec mkdir -p build" || got.Parts[0].Rule != "effects" || got.Why.Allow != `"node x.js"` {
+		t.Errorf("json parts %+v, why %+v", got.Parts, got.Why)
+	}
+	if code, _, _ := runCLI(t, append(base, "--jailed", "--unjailed", "--script", "ls")...); code != 2 {
+		t.Errorf("--jailed --unjailed: code %d, want 2", code)
+	}
+	code, out, _ = runCLI(t, append(base, "--script", "node x.js")...)
+	if jailed := strings.Contains(out, "jailed policy:") && !strings.Contains(out, "unjailed policy:"); jailed != (code == 0) {
+		t.Errorf("default: code %d but\n%s", code, out)
+	}
+}

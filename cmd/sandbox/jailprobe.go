@@ -90,7 +90,11 @@ func connectorChecks() []check {
 			c.Detail += " (not recorded: " + err.Error() + ")"
 		}
 	}
-	out := []check{c}
+	pol := check{Area: "connector", Name: "policy in force", Status: "info", Detail: policyInForce(p)}
+	if !p.OK {
+		pol.Status = "warn"
+	}
+	out := []check{c, pol}
 	for _, a := range rewriters {
 		st := "info"
 		if !a.can {
