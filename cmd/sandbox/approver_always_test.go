@@ -43,7 +43,7 @@ func TestWatchApproveAlwaysGeneral(t *testing.T) {
 	screen, key, wait := plainWatch(t, root)
 	r1 := startRequest(t, root, "s1", "one\n", "--stdin", "--", "tee", "-a", "a.txt")
 	screen.waitFor(t, "── request "+r1.id, 1)
-	screen.waitFor(t, "the narrowest rule that would allow it: shell `tee -a a.txt`", 1)
+	screen.waitFor(t, "the narrowest rule that would allow it: shell allow \"tee -a a.txt\"", 1)
 	screen.waitFor(t, "shell exact `tee -a a.txt`  or [g] general `tee **`", 1)
 	key("A g")
 	if code := r1.wait(); code != 0 {

@@ -51,7 +51,7 @@ func TestApproveAlwaysGeneralPattern(t *testing.T) {
 	if v.Review == nil || len(v.Review.Always) != 1 || v.Review.Always[0].General != "tee **" || v.Pattern != "tee -a a.txt" {
 		t.Fatalf("review %+v pattern %q", v.Review, v.Pattern)
 	}
-	if !strings.Contains(v.Review.Why, "the narrowest rule that would allow it: shell `tee -a a.txt`") {
+	if !strings.Contains(v.Review.Why, "the narrowest rule that would allow it: shell allow \"tee -a a.txt\"") {
 		t.Errorf("why %q", v.Review.Why)
 	}
 	// A pattern that is neither the proposal nor the general one is

@@ -9,7 +9,6 @@
 package review
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,30 +108,14 @@ func New(req *queue.Request, f Facts) *Review {
 }
 
 // Why is one line naming the part responsible for d's escalation or
-// denial (the first deny, else the first escalation), the rule or effect
-// that decided it, and the narrowest rule that would allow it; "" when d
-// allows.
+// denial, the rule or effect that decided it, and the narrowest rule that
+// would allow it or why none can (policy.Decision.Why, the line check and
+// the hook's message show too); "" when d allows.
 func Why(d policy.Decision) string {
-	var p *policy.Part
-	for i := range d.Parts {
-		if d.Parts[i].Decision == d.Decision && d.Decision != policy.Allow {
-			p = &d.Parts[i]
-			break
-		}
+	if w, ok := d.Why(); ok {
+		return w.String()
 	}
-	if p == nil {
-		return ""
-	}
-	s := fmt.Sprintf("%s %s: %s by %s (%s)", p.Trigger, p.Subject, p.Decision, p.Rule, p.Reason)
-	switch {
-	case p.Decision == policy.Deny:
-		s += "; no rule can allow it"
-	case p.Propose != "":
-		s += fmt.Sprintf("; the narrowest rule that would allow it: %s `%s`", p.Trigger, p.Propose)
-	default:
-		s += "; no rule can name it exactly"
-	}
-	return s
+	return ""
 }
 
 // claimed turns the reasons a request file carries into escalated parts.
