@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -61,12 +63,19 @@ func (s *Store) take(ck *Checkpoint) error {
 	}
 	defer root.Close()
 	cache := s.loadCache()
-	w := &walker{s: s, root: root, cache: cache, ck: ck, tops: map[string]entry{}}
+	w := &walker{s: s, root: root, cache: cache, ck: ck, tops: map[string]entry{},
+		slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	for _, t := range ck.Targets {
 		if err := w.target(t); err != nil {
 			return err
 		}
 	}
+	for _, c := range w.sets {
+		cache.set(c.rel, c.key, c.id)
+	}
+	// Parallel walks finish in any order: sort what they listed.
+	slices.SortFunc(w.modes, func(a, b Item) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(ck.NotKept, func(a, b NotKept) int { return strings.Compare(a.Path, b.Path) })
 	tree, err := s.sparseTree(w.tops, &ck.Added)
 	if err != nil {
 		return err

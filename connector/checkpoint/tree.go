@@ -71,9 +71,9 @@ func defaultPerm(mode string) fs.FileMode {
 	return 0o755
 }
 
-// putTree writes a tree of ents (in any order), adding the bytes it
-// added to *added.
-func (s *Store) putTree(ents []entry, added *int64) (ID, error) {
+// putTree writes a tree of ents (in any order) and returns its id and
+// the bytes it added to the store.
+func (s *Store) putTree(ents []entry) (ID, int64, error) {
 	// Listings come sorted by name, which is git's order but for
 	// directories: most need no sort at all.
 	if !slices.IsSortedFunc(ents, treeCmp) {
@@ -91,9 +91,7 @@ func (s *Store) putTree(ents []entry, added *int64) (ID, error) {
 		buf = append(buf, 0)
 		buf = append(buf, e.id[:]...)
 	}
-	id, a, err := s.put(kindTree, buf)
-	*added += a
-	return id, err
+	return s.put(kindTree, buf)
 }
 
 // treeCmp is git's order: a directory sorts as if its name ended in "/".
@@ -141,7 +139,9 @@ func (s *Store) sparseTree(tops map[string]entry, added *int64) (ID, error) {
 			}
 			ents = append(ents, e)
 		}
-		return s.putTree(ents, added)
+		id, a, err := s.putTree(ents)
+		*added += a
+		return id, err
 	}
 	return build(".")
 }

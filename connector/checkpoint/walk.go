@@ -8,19 +8,33 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 )
 
 // walker collects the objects of one checkpoint. Each directory's tree
 // is written as soon as its walk ends, so that a whole work tree needs no
-// second pass.
+// second pass. Subdirectories are walked in parallel, up to GOMAXPROCS at
+// a time: the walk is one lstat per file, and lstats of different
+// directories run side by side in the kernel.
 type walker struct {
 	s     *Store
 	root  *os.Root
-	cache *statCache
+	cache *statCache // only read during the walk; sets are applied after
+	tops  map[string]entry
+	slots chan struct{} // a token per goroutine that may walk a directory
+
+	mu sync.Mutex
+	// guarded by mu:
 	ck    *Checkpoint
-	tops  map[string]entry // target or target's parent -> its entry
-	modes []Item           // items whose permission bits git's modes lack
-	read  int64            // bytes read from files the cache did not know
+	modes []Item     // items whose permission bits git's modes lack
+	read  int64      // bytes read from files the cache did not know
+	sets  []cacheSet // stat cache entries to add once the walk is done
+}
+
+type cacheSet struct {
+	rel string
+	key statKey
+	id  ID
 }
 
 // entry is one name in a tree.
@@ -59,6 +73,8 @@ func heavy(rel string, kids []fs.DirEntry) string {
 }
 
 func (w *walker) notKept(rel, reason string, size int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.ck.NotKeptCount++
 	if len(w.ck.NotKept) < maxNotKeptListed {
 		w.ck.NotKept = append(w.ck.NotKept, NotKept{Path: rel, Reason: reason, Size: size})
@@ -122,8 +138,16 @@ func (w *walker) visit(rel string, fi fs.FileInfo) (entry, bool, error) {
 
 func (w *walker) perm(it Item) {
 	if it.Perm != defaultPerm(gitMode(it)) {
+		w.mu.Lock()
 		w.modes = append(w.modes, it)
+		w.mu.Unlock()
 	}
+}
+
+func (w *walker) added(n int64) {
+	w.mu.Lock()
+	w.ck.Added += n
+	w.mu.Unlock()
 }
 
 // dir writes the tree of rel with everything below it that is kept.
@@ -146,8 +170,11 @@ func (w *walker) dir(rel string, fi fs.FileInfo) (entry, bool, error) {
 		}
 		w.perm(Item{Path: rel, Kind: Dir, Perm: fi.Mode().Perm()})
 	}
-	ents := make([]entry, 0, len(kids))
-	for _, k := range kids {
+	ents := make([]entry, len(kids))
+	kept := make([]bool, len(kids))
+	var wg sync.WaitGroup
+	var errs errList
+	for i, k := range kids {
 		kr := k.Name()
 		if rel != "." {
 			kr = rel + "/" + kr
@@ -159,16 +186,68 @@ func (w *walker) dir(rel string, fi fs.FileInfo) (entry, bool, error) {
 		if err != nil {
 			continue // gone since the listing
 		}
-		e, ok, err := w.visit(kr, ki)
-		if err != nil {
-			return entry{}, false, err
+		if ki.IsDir() && w.slot() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-w.slots }()
+				e, ok, err := w.visit(kr, ki)
+				ents[i], kept[i] = e, ok
+				errs.add(err)
+			}()
+			continue
 		}
-		if ok {
-			ents = append(ents, e)
+		e, ok, err := w.visit(kr, ki)
+		ents[i], kept[i] = e, ok
+		errs.add(err)
+	}
+	wg.Wait()
+	if err := errs.first(); err != nil {
+		return entry{}, false, err
+	}
+	out := ents[:0]
+	for i, e := range ents {
+		if kept[i] {
+			out = append(out, e)
 		}
 	}
-	id, err := w.s.putTree(ents, &w.ck.Added)
+	id, added, err := w.s.putTree(out)
+	w.added(added)
 	return entry{name: path.Base(rel), mode: modeDir, id: id}, true, err
+}
+
+// slot takes a token to walk a directory in a new goroutine, if one is
+// free; otherwise the caller walks it itself.
+func (w *walker) slot() bool {
+	select {
+	case w.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// errList keeps the first error of parallel walks.
+type errList struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (l *errList) add(err error) {
+	if err == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = err
+	}
+	l.mu.Unlock()
+}
+
+func (l *errList) first() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }
 
 func (w *walker) link(rel string) (entry, bool, error) {
@@ -181,7 +260,7 @@ func (w *walker) link(rel string) (entry, bool, error) {
 	if err != nil {
 		return entry{}, false, err
 	}
-	w.ck.Added += added
+	w.added(added)
 	return w.keep(Item{Path: rel, Kind: Link, ID: id, Size: int64(len(target))})
 }
 
@@ -192,12 +271,12 @@ func (w *walker) file(rel string, fi fs.FileInfo) (entry, bool, error) {
 		it.ID = id
 		return w.keep(it)
 	}
-	switch {
-	case fi.Size() > w.s.opts.MaxFileSize:
+	if fi.Size() > w.s.opts.MaxFileSize {
 		w.notKept(rel, fmt.Sprintf("larger than %d MiB", w.s.opts.MaxFileSize>>20), fi.Size())
 		return entry{}, false, nil
-	case w.read+fi.Size() > w.s.opts.MaxReadBytes:
-		w.notKept(rel, fmt.Sprintf("this checkpoint already read %d MiB", w.read>>20), fi.Size())
+	}
+	if !w.reserve(fi.Size()) {
+		w.notKept(rel, fmt.Sprintf("this checkpoint already read %d MiB", w.s.opts.MaxReadBytes>>20), fi.Size())
 		return entry{}, false, nil
 	}
 	data, fi, err := w.readFile(rel)
@@ -205,17 +284,29 @@ func (w *walker) file(rel string, fi fs.FileInfo) (entry, bool, error) {
 		w.notKept(rel, "cannot be read: "+oneLine(err), it.Size)
 		return entry{}, false, nil
 	}
-	w.read += int64(len(data))
 	id, added, err := w.s.put(kindBlob, data)
 	if err != nil {
 		return entry{}, false, err
 	}
-	w.ck.Added += added
+	w.added(added)
 	it.ID, it.Size, it.Perm = id, int64(len(data)), fi.Mode().Perm()
 	if key, ok := statKeyOf(fi); ok && key.Size == int64(len(data)) {
-		w.cache.set(rel, key, id)
+		w.mu.Lock()
+		w.sets = append(w.sets, cacheSet{rel, key, id})
+		w.mu.Unlock()
 	}
 	return w.keep(it)
+}
+
+// reserve counts n bytes against MaxReadBytes; false when over.
+func (w *walker) reserve(n int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.read+n > w.s.opts.MaxReadBytes {
+		return false
+	}
+	w.read += n
+	return true
 }
 
 // readFile reads rel without following a link at its place (it may have
@@ -241,12 +332,17 @@ func (w *walker) readFile(rel string) ([]byte, fs.FileInfo, error) {
 }
 
 func (w *walker) keep(it Item) (entry, bool, error) {
-	if w.ck.Files >= w.s.opts.MaxFiles {
+	w.mu.Lock()
+	full := w.ck.Files >= w.s.opts.MaxFiles
+	if !full {
+		w.ck.Files++
+		w.ck.Bytes += it.Size
+	}
+	w.mu.Unlock()
+	if full {
 		w.notKept(it.Path, fmt.Sprintf("this checkpoint already keeps %d files", w.s.opts.MaxFiles), it.Size)
 		return entry{}, false, nil
 	}
-	w.ck.Files++
-	w.ck.Bytes += it.Size
 	if it.Kind == File {
 		w.perm(it)
 	}
