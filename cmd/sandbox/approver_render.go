@@ -94,7 +94,7 @@ func renderHits(w io.Writer, rv *review.Review) {
 // ([g]) where no other rule lies in its territory, or why none.
 func renderAlways(w io.Writer, rv *review.Review) {
 	if rv.Why != "" {
-		fmt.Fprintf(w, "  %-8s %s\n", "why", rv.Why)
+		fmt.Fprintf(w, "  %-8s %s\n", "", rv.Why)
 	}
 	for i, pr := range rv.Always {
 		label := ""

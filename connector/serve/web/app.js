@@ -453,7 +453,7 @@
       add('runs', dd);
     }
     if (rv) add('policy', hitsNode(r, rv));
-    if (rv && rv.why) text('asked because', rv.why, 'why-asked');
+    if (rv && rv.why) text('why it asks', rv.why, 'why-asked');
     if (rv && rv.always && rv.always.length) add('always', alwaysNode(rv.always));
     for (const f of r.fields || []) {
       if (!f.block) { text(f.label, f.value); continue; }
