@@ -260,12 +260,12 @@ func (s *watchSession) show(it pendingItem) *pager {
 
 func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, rv *review.Review, arg string) error {
 	m := it.wf.env.ap
+	if len(rv.Always) > 1 {
+		return s.approveAlwaysParts(ctx, it, arg)
+	}
 	proposed, err := m.Propose(it.req)
 	if err != nil {
 		s.out.printf("approve always is not available: %v\n", err)
-		if len(rv.Always) > 1 {
-			s.out.printf("  it has %d escalated parts (each with its pattern above); approve once, then `sandbox policy suggest` proposes rules\n", len(rv.Always))
-		}
 		return nil
 	}
 	general := ""

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -20,6 +21,11 @@ type ApproveOptions struct {
 	// themselves from now on.
 	Always  bool
 	Pattern string
+	// Rules, for an "always" of a request with several escalated parts,
+	// is one remembered allow per part (each shown to the human before it
+	// is taken); together they must cover the request, and each must lift
+	// at least one of its escalated parts. Pattern is then unused.
+	Rules []policy.Remembered
 	// OnOutput sees the command's output as it arrives (live display).
 	OnOutput func(stream string, p []byte)
 }
@@ -94,7 +100,13 @@ func (a *Approver) approveClaimed(ctx context.Context, c *queue.Claim, who Ident
 		return a.lostToDeny(c, err)
 	}
 	var remErr error
-	if o.Always {
+	if o.Always && len(o.Rules) > 0 {
+		if remErr = a.memory.(PartsMemory).RememberParts(req, o.Rules, who); remErr != nil {
+			a.log.Warn("could not remember the decisions", "id", req.ID, "patterns", pattern, "err", remErr)
+			remErr = fmt.Errorf("%s: %w: %w", req.ID, ErrNotRemembered, remErr)
+			pattern = ""
+		}
+	} else if o.Always {
 		if remErr = a.memory.Remember(req, pattern, who); remErr != nil {
 			a.log.Warn("could not remember the decision", "id", req.ID, "pattern", pattern, "err", remErr)
 			remErr = fmt.Errorf("%s: %w: %w", req.ID, ErrNotRemembered, remErr)
@@ -114,6 +126,16 @@ func (a *Approver) pattern(req *queue.Request, o ApproveOptions) (string, error)
 	}
 	if a.memory == nil {
 		return "", fmt.Errorf("approve always: %w", ErrNoMemory)
+	}
+	if len(o.Rules) > 0 {
+		pm, ok := a.memory.(PartsMemory)
+		if !ok {
+			return "", fmt.Errorf("approve always: one rule per part: %w", ErrNoMemory)
+		}
+		if err := pm.CheckParts(req, o.Rules); err != nil {
+			return "", err
+		}
+		return rulesText(o.Rules), nil
 	}
 	pattern := o.Pattern
 	if pattern == "" {
