@@ -164,8 +164,11 @@ func TestWhatIsNotKept(t *testing.T) {
 	if strings.Join(kept, " ") != "small sub" {
 		t.Errorf("kept %v", kept)
 	}
-	// Named directly, a regenerable directory is still not kept.
-	ck, err = s.Take(Request{Paths: []string{filepath.Join(root, "node_modules"), filepath.Join(root, ".git")}})
+	// Named directly, a regenerable directory is still not kept, and
+	// nothing in a repository's .git is.
+	writeFile(t, filepath.Join(root, ".git", "hooks", "pre-commit"), "#!/bin/sh", 0o755)
+	ck, err = s.Take(Request{Paths: []string{filepath.Join(root, "node_modules"), filepath.Join(root, ".git"),
+		filepath.Join(root, ".git", "hooks", "pre-commit"), filepath.Join(root, "sub", ".git", "x"), filepath.Join(root, ".sandbox", "policy.yaml")}})
 	mustOK(t, err)
 	if ck.Files != 0 || ck.NotKeptCount != 1 {
 		t.Errorf("node_modules and .git: %+v", ck)

@@ -141,6 +141,10 @@ func (p *planner) parentsOK(rel string) error {
 
 func (p *planner) action(it Item, target bool) Action {
 	a := Action{Path: it.Path, Kind: it.Kind, item: it, Op: OpUnchanged}
+	if skipped(it.Path) { // never kept; refused should a record say otherwise
+		a.Op, a.Note = OpConflict, "restore never writes in .git or .sandbox"
+		return a
+	}
 	if err := p.parentsOK(it.Path); err != nil {
 		a.Op, a.Note = OpConflict, err.Error()
 		return a
@@ -205,6 +209,10 @@ func (p *planner) same(it Item, fi fs.FileInfo) bool {
 
 func (p *planner) absent(rel string) Action {
 	a := Action{Path: rel, Op: OpUnchanged, Note: "did not exist"}
+	if skipped(rel) {
+		a.Op, a.Note = OpConflict, "restore never writes in .git or .sandbox"
+		return a
+	}
 	if err := p.parentsOK(rel); err != nil {
 		a.Op, a.Note = OpConflict, err.Error()
 		return a

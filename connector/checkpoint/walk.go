@@ -46,7 +46,16 @@ type entry struct {
 // always left out: the user's repository and our own folder. Restore
 // never writes there either, since no checkpoint holds them.
 func skipped(rel string) bool {
-	return path.Base(rel) == ".git" || rel == ".sandbox" || strings.HasPrefix(rel, ".sandbox/")
+	if rel == ".sandbox" || strings.HasPrefix(rel, ".sandbox/") {
+		return true
+	}
+	for rel != "." && rel != "/" && rel != "" {
+		if path.Base(rel) == ".git" {
+			return true
+		}
+		rel = path.Dir(rel)
+	}
+	return false
 }
 
 // heavyNames are directories of downloaded dependencies and caches that
