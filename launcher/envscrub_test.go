@@ -1,7 +1,9 @@
 package launcher
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -84,4 +86,23 @@ func TestScrubbedEnvSecretsBeyondNames(t *testing.T) {
 	if !slices.Contains(kept, "DATABASE_URL=postgres://u:hunter2@db/x") {
 		t.Errorf("the keep list did not keep DATABASE_URL: %v", kept)
 	}
+}
+
+// FuzzEnvPattern: a compiled pattern matches a name exactly when
+// filepath.Match of the upper-cased pattern does (the jail's environment
+// is scrubbed with the compiled ones).
+func FuzzEnvPattern(f *testing.F) {
+	for _, s := range [][2]string{{"*TOKEN", "GH_TOKEN"}, {"*_SECRET_*", "A_SECRET_B"}, {"TMUX_*", "TMUX_PANE"},
+		{"*A*A*", "AXA"}, {"A**B", "AB"}, {"*", ""}, {"NETRC", "netrc"}, {"*_KEY", "A/B_KEY"}, {"X?Y", "XAY"}, {"[AB]C", "AC"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, name string) {
+		want, err := filepath.Match(strings.ToUpper(pat), strings.ToUpper(name))
+		if err != nil {
+			return // a malformed pattern: the policy refuses it
+		}
+		if got := matchEnv([]string{pat}, name); got != want {
+			t.Errorf("pattern %q, name %q: %v, filepath.Match says %v", pat, name, got, want)
+		}
+	})
 }
