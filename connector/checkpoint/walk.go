@@ -185,11 +185,11 @@ func (w *walker) dir(rel string, fi fs.FileInfo) (entry, bool, error) {
 	var errs errList
 	for i, k := range kids {
 		kr := k.Name()
+		if kr == ".git" || (rel == "." && kr == ".sandbox") { // skipped(kr), rel being walked
+			continue
+		}
 		if rel != "." {
 			kr = rel + "/" + kr
-		}
-		if skipped(kr) {
-			continue
 		}
 		ki, err := k.Info()
 		if err != nil {
