@@ -81,8 +81,8 @@ func BenchmarkWalk10kBaseline(b *testing.B) {
 	}
 }
 
-// BenchmarkCheckpointCorpus takes the checkpoint of every command of
-// testdata/destructive.txt in turn on a 2,000-file project, editing one
+// BenchmarkCheckpointCorpus takes the checkpoint of every command of the
+// corpus (see corpus) in turn on a 2,000-file project, editing one
 // file between commands (the commands themselves are not run, so every
 // one finds its files). It reports the median cost of one command's
 // checkpoint and the store's growth per 1,000 commands.
@@ -117,10 +117,28 @@ func BenchmarkCheckpointCorpus(b *testing.B) {
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median/cmd")
 	b.ReportMetric(float64(added)/float64(n)*1000/(1<<20), "MiB/1000cmds")
+	b.ReportMetric(float64(len(cmds)), "cmds")
 }
 
+// corpus is testdata/destructive.txt and, once the policy's everyday
+// corpus is there, its commands that delete or overwrite something (a
+// "\t# tag" suffix names the project kind and is dropped).
 func corpus(b *testing.B) []string {
-	f, err := os.Open(filepath.Join("testdata", "destructive.txt"))
+	out := lines(b, filepath.Join("testdata", "destructive.txt"))
+	everyday := filepath.Join("..", "policy", "testdata", "corpus", "everyday.txt")
+	if _, err := os.Stat(everyday); err == nil {
+		for _, l := range lines(b, everyday) {
+			l, _, _ = strings.Cut(l, "\t#")
+			if paths, whole := ForShell(l, "/p"); whole || len(paths) > 0 {
+				out = append(out, strings.TrimSpace(l))
+			}
+		}
+	}
+	return out
+}
+
+func lines(b *testing.B, path string) []string {
+	f, err := os.Open(path)
 	mustOK(b, err)
 	defer f.Close()
 	var out []string
