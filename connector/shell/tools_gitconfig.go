@@ -101,18 +101,21 @@ var gitQuietFlags = map[string]bool{
 // policyArgs is the argv the policy matches its rules against: the real
 // argv, except that for git the harmless `-c KEY=VALUE` settings in front
 // of the subcommand are left out, so that `git -c core.quotepath=false
-// status` meets the rules for `git status`. gitTool still checks every -c
-// of the real argv (any other key escalates).
+// status` meets the rules for `git status`, and a configuration read is
+// spelled one way (gitConfigReadArgs). gitTool still checks every -c of
+// the real argv (any other key escalates).
 func policyArgs(key string, argv []Word) []Word {
 	if key != "git" {
 		return argv
 	}
 	out := argv[:1:1]
-	for i := 1; i < len(argv); i++ {
+	i := 1
+	for ; i < len(argv); i++ {
 		a := argv[i]
+		if a.Dynamic || !strings.HasPrefix(a.Text, "-") {
+			break
+		}
 		switch {
-		case a.Dynamic || !strings.HasPrefix(a.Text, "-"):
-			return append(out, argv[i:]...)
 		case a.Text == "-c" && i+1 < len(argv) && !argv[i+1].Dynamic && safeGitConfig(argv[i+1].Text):
 			i++
 		case strings.HasPrefix(a.Text, "-c") && len(a.Text) > 2 && safeGitConfig(a.Text[2:]):
@@ -121,5 +124,46 @@ func policyArgs(key string, argv []Word) []Word {
 			out = append(out, a)
 		}
 	}
-	return out
+	if i < len(argv) && !argv[i].Dynamic && argv[i].Text == "config" {
+		return append(append(out, argv[i]), gitConfigReadArgs(argv[i+1:])...)
+	}
+	return append(out, argv[i:]...)
+}
+
+// gitConfigActions are git config's options that say what a read does.
+var gitConfigActions = map[string]bool{
+	"--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
+	"--list": true, "-l": true, "--get-color": true, "--get-colorbool": true,
+}
+
+// gitConfigReadArgs spells a configuration read one way for the rules:
+// its action first (`git config --local -z --list` is matched as `git
+// config --list --local -z`) and a lone name read as --get (`git config
+// user.name` as `git config --get user.name`), as tools and agents write
+// them (Claude Code lists the local configuration at start; go build asks
+// for extensions.objectformat). Anything else, writes included (which the
+// analyzer escalates whatever the rules say), is left as it is.
+func gitConfigReadArgs(args []Word) []Word {
+	g := parseGitArgs(args)
+	if g.dynamic || gitConfigWrites(g) != "" {
+		return args
+	}
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		name, _, hasVal := strings.Cut(t, "=")
+		switch {
+		case args[i].Dynamic || t == "--":
+			i = len(args)
+		case !strings.HasPrefix(t, "-"):
+		case gitConfigActions[name]:
+			out := append([]Word{args[i]}, args[:i]...)
+			return append(out, args[i+1:]...)
+		case !hasVal && gitArgOpts[name]:
+			i++
+		}
+	}
+	if len(g.operands) == 1 && g.operands[0].Text != "list" {
+		return append([]Word{{Text: "--get"}}, args...)
+	}
+	return args
 }

@@ -25,7 +25,7 @@ func TestGitConfigHardeningIsUnderstood(t *testing.T) {
 		{"claude's rev-parse", claudeGitPrefix + "-c core.ignorecase=false rev-parse --is-inside-work-tree --show-cdup",
 			[]string{"exec git rev-parse --is-inside-work-tree --show-cdup"}},
 		{"claude's log", claudeGitPrefix + "--no-optional-locks log --oneline -n 5", []string{"exec git log --oneline -n 5"}},
-		{"claude's config list", claudeGitPrefix + "config --local --includes -z --list", []string{"exec git config --local --includes -z --list"}},
+		{"claude's config list", claudeGitPrefix + "config --local --includes -z --list", []string{"exec git config --list --local --includes -z"}},
 		{"claude's ls-files", "git -c core.hooksPath=/dev/null -c core.fsmonitor= -c safe.bareRepository=explicit -c protocol.file.allow=never ls-files --error-unmatch -- ':(icase).claude/settings.local.json'",
 			[]string{"exec git ls-files --error-unmatch -- :(icase).claude/settings.local.json"}},
 		{"askpass off", "git -c core.askpass= fetch --dry-run", []string{"exec git fetch --dry-run"}},
@@ -87,4 +87,21 @@ func TestGitPolicyArgsKeepHarmfulSettings(t *testing.T) {
 	if len(got) == 0 || !strings.Contains(got[0], "core.pager=less") || strings.Contains(got[0], "askPass") {
 		t.Errorf("got %q", got)
 	}
+}
+
+// A configuration read meets the rules in one spelling, the action first
+// and a lone name as --get; writes keep their spelling (and escalate).
+func TestGitConfigReadsAreSpelledOneWay(t *testing.T) {
+	runEffectCases(t, []effectCase{
+		{"lone name", "git config user.name", []string{"exec git config --get user.name"}},
+		{"go's object format", "git config extensions.objectformat", []string{"exec git config --get extensions.objectformat"}},
+		{"list last", "git config --local -z --list", []string{"exec git config --list --local -z"}},
+		{"get-regexp", "git config --show-origin --get-regexp '^remote'", []string{"exec git config --get-regexp --show-origin ^remote"}},
+		{"file value is not the action", "git config --file --list x", []string{"exec git config --get --file --list x", "read --list"}},
+		{"file then list", "git config -f cfg --list", []string{"exec git config --list -f cfg", "read cfg"}},
+		{"set", "git config user.name x", []string{"exec git config user.name x", "opaque"}},
+		{"unset", "git config --unset user.name", []string{"exec git config --unset user.name", "opaque"}},
+		{"edit", "git config -e", []string{"exec git config -e", "opaque"}},
+		{"dynamic", "git config $k", []string{"exec git config ~{$k}", "opaque"}},
+	})
 }

@@ -128,7 +128,7 @@ func TestAnalyzeTools(t *testing.T) {
 		{"git config set", "git config core.pager less", []string{"exec git config core.pager less", "opaque"}},
 		{"git config get", "git config --get core.pager", []string{"exec git config --get core.pager"}},
 		{"git config list", "git config -l", []string{"exec git config -l"}},
-		{"git config read key", "git config user.email", []string{"exec git config user.email"}},
+		{"git config read key", "git config user.email", []string{"exec git config --get user.email"}},
 		{"git config unset", "git config --unset x", []string{"exec git config --unset x", "opaque"}},
 		{"git submodule foreach", "git submodule foreach 'rm x'", []string{"exec git submodule foreach rm x", "opaque"}},
 		{"git bisect run", "git bisect run make", []string{"exec git bisect run make", "opaque"}},
