@@ -120,3 +120,13 @@ func onlyOne(t *testing.T, a *approver) queue.Summary {
 	}
 	return seen[0]
 }
+
+// shownAt is what `sandbox show --json` printed for the i-th request.
+func (a *approver) shownAt(i int) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if i >= len(a.shown) {
+		return ""
+	}
+	return a.shown[i]
+}
