@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // socketDirs are hidden whole, besides the private scratch trees: every
@@ -86,9 +87,12 @@ func hideSockets(cfg *initConfig, hd *hider) error {
 // the kernel's table (and, when the table could not place them all,
 // every socket a walk finds).
 func hideTmpSockets(root string, cfg *initConfig, hd *hider) error {
+	dirs := newNamePatterns(tmpSocketDirs)
 	for _, e := range readDirN(root, -1) {
-		d := filepath.Join(root, e.Name())
-		if e.IsDir() && matchesAny(e.Name(), tmpSocketDirs) && !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
+		if !e.IsDir() || !dirs.match(e.Name()) {
+			continue
+		}
+		if d := filepath.Join(root, e.Name()); !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
 			if err := hd.hide(d); err != nil {
 				return err
 			}
@@ -108,8 +112,27 @@ func hideTmpSockets(root string, cfg *initConfig, hd *hider) error {
 	return nil
 }
 
-func matchesAny(name string, patterns []string) bool {
-	for _, p := range patterns {
+// namePatterns are patterns of names with their literal prefixes: only
+// a name that starts with one is matched in full (a cluttered /tmp held
+// 890 entries, 13 patterns each: 1.5-1.9 ms of filepath.Match).
+type namePatterns struct{ pats, lits []string }
+
+func newNamePatterns(pats []string) namePatterns {
+	np := namePatterns{pats: pats}
+	for _, p := range pats {
+		if i := strings.IndexAny(p, `*?[\\`); i >= 0 {
+			p = p[:i]
+		}
+		np.lits = append(np.lits, p)
+	}
+	return np
+}
+
+func (np namePatterns) match(name string) bool {
+	for i, p := range np.pats {
+		if !strings.HasPrefix(name, np.lits[i]) {
+			continue
+		}
 		if ok, _ := filepath.Match(p, name); ok {
 			return true
 		}
