@@ -81,6 +81,9 @@ func policyDenied(d policy.Decision) *ToolResult {
 	for _, r := range d.Reasons {
 		b.WriteString("- " + r + "\n")
 	}
+	if w, ok := d.Why(); ok {
+		b.WriteString("Why: " + w.String() + "\n")
+	}
 	b.WriteString("Do not try to get around this; find another way or ask the user.")
 	return o.toolResult(b.String())
 }

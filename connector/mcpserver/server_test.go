@@ -103,7 +103,7 @@ func TestRunDeniedByPolicy(t *testing.T) {
 	if !res.IsError || o.Status != string(queue.Denied) || len(o.Reasons) == 0 || o.ExitCode != nil {
 		t.Fatalf("isError %v, outcome %+v", res.IsError, o)
 	}
-	mustContain(t, "the result", text(res), "DENIED by this folder's policy", "Nothing ran")
+	mustContain(t, "the result", text(res), "DENIED by this folder's policy", "Nothing ran", "Why: denied because of")
 	if _, err := os.Stat(fx.f.Dir()); err != nil {
 		t.Fatal(".sandbox is gone")
 	}
