@@ -9,53 +9,24 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/policy"
-	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// learnWindow is how far back watch counts approvals of the same shape.
-const learnWindow = 7 * 24 * time.Hour
-
-// learnOffer is a rule watch offers after an approval once the same shape
-// has been approved learnMin times: the request's one escalated part and
+// learnOffer is the rule offered: the request's one escalated part and
 // the suggestion (its Pattern is what would be remembered).
 type learnOffer struct {
 	part policy.Part
 	sugg policy.Suggestion
 }
 
-// findOffer looks, after req was approved once, for a shape approved
-// learnMin times in learnWindow (the verified audit log counts) that no
-// rule covers yet. Only requests with one escalated part qualify.
-func findOffer(ctx context.Context, env *approverEnv, req *queue.Request, now time.Time) (learnOffer, bool) {
-	e, _, err := policy.Load(env.f, env.st, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return learnOffer{}, false
-	}
-	var esc []policy.Part
-	for _, p := range approver.Classify(e, req).Parts {
-		if p.Decision == policy.Escalate {
-			esc = append(esc, p)
-		}
-	}
-	if len(esc) != 1 {
-		return learnOffer{}, false
-	}
-	approvals, err := learnedApprovals(ctx, env.f, env.st, now.Add(-learnWindow))
-	if err != nil {
-		return learnOffer{}, false
-	}
-	s, ok := e.LearnFor(approvals, esc[0], learnMin)
-	return learnOffer{part: esc[0], sugg: s}, ok
-}
-
 // offerLearned asks, with one key, whether to remember the rule that
 // would have spared the human's repeated approvals of this shape. Nothing
 // changes without the key; the remembered decision is audited first.
 func (s *watchSession) offerLearned(ctx context.Context, it pendingItem) error {
-	o, ok := findOffer(ctx, it.wf.env, it.req, time.Now())
+	part, sugg, ok := approver.Offer(ctx, it.wf.env.f, it.wf.env.st, it.req, time.Now())
 	if !ok {
 		return nil
 	}
+	o := learnOffer{part: part, sugg: sugg}
 	s.out.printf("\n? %s\n  [y] always allow %s `%s` in this folder (a remembered decision)   any other key: no > %s",
 		display.EscapeLine(o.sugg.Summary()), o.sugg.Trigger, display.EscapeLine(o.sugg.Pattern), s.eol())
 	s.typeAheadFrom()

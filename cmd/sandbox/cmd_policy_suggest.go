@@ -19,10 +19,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// learnMin is how many approvals of one shape make a suggestion: the
-// third approval of the same thing is where watch offers a rule too.
-const learnMin = 3
-
 type suggestOptions struct {
 	dir      dirFlag
 	days     int
@@ -55,7 +51,7 @@ where another escalate or deny rule lies (it says so instead).`,
 	}
 	opts.dir.bind(cmd)
 	cmd.Flags().IntVar(&opts.days, "days", 30, "learn from the approvals of the last N days")
-	cmd.Flags().IntVar(&opts.min, "min", learnMin, "propose a rule for a shape approved at least N times")
+	cmd.Flags().IntVar(&opts.min, "min", approver.LearnMin, "propose a rule for a shape approved at least N times")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the suggestions and the diff as JSON")
 	cmd.Flags().BoolVar(&opts.write, "write", false, "write the change into .sandbox/policy.yaml as a pending change (accept it with `sandbox policy accept`)")
 	return cmd
@@ -119,8 +115,8 @@ func suggest(ctx context.Context, f folder.Folder, st *userstate.State, opts *su
 		return nil, err
 	}
 	since := opts.now().Add(-time.Duration(opts.days) * 24 * time.Hour)
-	approvals, err := learnedApprovals(ctx, f, st, since)
-	if errors.Is(err, errAuditUntrusted) {
+	approvals, err := approver.LearnedApprovals(ctx, f, st, since)
+	if errors.Is(err, approver.ErrAuditUntrusted) {
 		return nil, &exitError{code: exitFailure, msg: fmt.Sprintf("policy suggest: refusing to learn rules from a log that may be forged: %s (see `sandbox audit verify`)",
 			display.EscapeLine(err.Error()))}
 	}
