@@ -70,3 +70,13 @@ func (a *Approver) Remembered(req *queue.Request) (Remembered, bool) {
 	}
 	return a.memory.Match(req)
 }
+
+// RememberAllow stores a signed allow of pattern for req's one escalated
+// part, decided by this approver's human (the rule offered after repeated
+// approvals); the pattern must cover req.
+func (a *Approver) RememberAllow(req *queue.Request, pattern string) error {
+	if a.memory == nil {
+		return ErrNoMemory
+	}
+	return a.memory.Remember(req, pattern, a.id)
+}

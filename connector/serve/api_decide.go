@@ -31,6 +31,9 @@ type decisionView struct {
 	Folder  string      `json:"folder"`
 	Result  *ResultView `json:"result,omitempty"`
 	Warning string      `json:"warning,omitempty"`
+	// Offer is the rule offered after an approval once (the same shape
+	// approved approver.LearnMin times); never taken without the human.
+	Offer *OfferView `json:"offer,omitempty"`
 }
 
 // handleApprove claims the request and executes it in this process,
@@ -59,18 +62,24 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := fs.approveOptions(id, body)
+	req := fs.cached(id)
 	type outcome struct {
-		res *queue.Result
-		err error
+		res   *queue.Result
+		err   error
+		offer *OfferView
 	}
 	done := make(chan outcome, 1)
 	s.execute(func(ctx context.Context) {
 		res, err := fs.ap.Approve(ctx, id, opts)
-		done <- outcome{res, err}
+		var o *OfferView
+		if err == nil && !opts.Always && res != nil && res.Decision == queue.Approved {
+			o = fs.makeOffer(ctx, req)
+		}
+		done <- outcome{res, err, o}
 	})
 	select {
 	case o := <-done:
-		answer(w, fs, id, o.res, o.err)
+		answerOffer(w, fs, id, o.res, o.err, o.offer)
 	case <-r.Context().Done(): // the execution goes on
 	}
 }
@@ -133,7 +142,12 @@ func (fs *folderState) cached(id string) *queue.Request {
 // with its status (and the result when there is one, such as a deny that
 // reached the request first).
 func answer(w http.ResponseWriter, fs *folderState, id string, res *queue.Result, err error) {
-	v := decisionView{ID: id, Folder: fs.key, Result: viewResult(res)}
+	answerOffer(w, fs, id, res, err, nil)
+}
+
+// answerOffer is answer with the rule offered after an approval.
+func answerOffer(w http.ResponseWriter, fs *folderState, id string, res *queue.Result, err error, o *OfferView) {
+	v := decisionView{ID: id, Folder: fs.key, Result: viewResult(res), Offer: o}
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, v)

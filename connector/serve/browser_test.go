@@ -73,8 +73,17 @@ func TestDashboardInABrowser(t *testing.T) {
 		}
 	}
 	third := submit(t, q, proj, strings.TrimSpace(long.String()), "clean the cache")
-	for _, s := range []string{"SEEN", "GUARDED", "APPROVED", "SHOT", "DENIED", "PAGED", "AUDIT", "DONE"} {
+	for _, s := range []string{"SEEN", "GUARDED", "APPROVED", "SHOT", "DENIED", "PAGED", "AUDIT", "OFFER-READY"} {
 		expect(t, steps, s)
+	}
+	for _, name := range []string{"f1", "f2", "f3"} {
+		submit(t, q, proj, "printf "+name, "the same shape three times")
+	}
+	for _, s := range []string{"OFFERED", "DONE"} {
+		expect(t, steps, s)
+	}
+	if out, err := exec.Command(bin, "remembered", "list", "--dir", proj).CombinedOutput(); err != nil || !strings.Contains(string(out), "printf **") {
+		t.Errorf("the offer taken in the page is not remembered: %v\n%s", err, out)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("node: %v", err)

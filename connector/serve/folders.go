@@ -44,6 +44,9 @@ type folderState struct {
 	problems   []string
 	seen       map[string]bool
 	lastPolicy string
+	// offers are the rules offered after approvals, by request id, until
+	// the page takes one (offer.go); guarded by mu.
+	offers map[string]offer
 }
 
 func newFolderState(s *Server, f Folder) *folderState {

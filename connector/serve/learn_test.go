@@ -96,3 +96,55 @@ func TestPolicyViewShowsPolicyAndRemembered(t *testing.T) {
 		t.Errorf("remembered %+v", v.Remembered)
 	}
 }
+
+// The third approval of the same shape answers with an offer of the
+// narrowest rule covering the three; only that exact offer can be taken,
+// and once taken it approves the next request of that shape by itself.
+func TestApproveOnceOffersRuleOnThirdApproval(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessMem(t, 1, testAddr, folderMemory{st})
+	p := h.projects[0]
+	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
+		t.Fatal(err)
+	}
+	var last decisionView
+	var id string
+	for i, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		req := p.submit(t, "tee -a "+name+" </dev/null")
+		h.pending(t, 1)
+		decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"hash":"`+req.Hash+`"}`), 200, &last)
+		if i < 2 && last.Offer != nil {
+			t.Fatalf("offered after %d approvals: %+v", i+1, last.Offer)
+		}
+		id = req.ID
+	}
+	if last.Offer == nil || last.Offer.Pattern != "tee -a **" || !strings.Contains(last.Offer.Summary, "approved 3 times") {
+		t.Fatalf("offer %+v", last.Offer)
+	}
+	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"tee **"}`); w.Code != 404 {
+		t.Fatalf("a pattern other than the offer: %d %s", w.Code, w.Body)
+	}
+	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"tee -a **"}`); w.Code != 200 {
+		t.Fatalf("taking the offer: %d %s", w.Code, w.Body)
+	}
+	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"tee -a **"}`); w.Code != 404 {
+		t.Fatalf("an offer taken twice: %d %s", w.Code, w.Body)
+	}
+	next := p.submit(t, "tee -a d.txt </dev/null")
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res, err := p.q.Result(next.ID)
+		if err == nil {
+			if res.Approver.Surface != approver.SurfaceRemembered {
+				t.Fatalf("auto result %+v", res)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the remembered rule was not applied")
+		}
+	}
+}

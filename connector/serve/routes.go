@@ -17,6 +17,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/requests/{id}", s.handleGet)
 	mux.HandleFunc("POST /api/requests/{id}/approve", s.handleApprove)
 	mux.HandleFunc("POST /api/requests/{id}/deny", s.handleDeny)
+	mux.HandleFunc("POST /api/requests/{id}/remember", s.handleRemember)
 	mux.HandleFunc("GET /api/requests/{id}/output", s.handleOutput)
 	mux.HandleFunc("GET /api/audit", s.handleAudit)
 	mux.HandleFunc("GET /api/audit/verify", s.handleVerify)

@@ -145,6 +145,26 @@ try {
   const card = await page.textContent('#policy-list .policy-card');
   if (!card.includes('Remembered decisions (0)') || !card.includes('No policy accepted')) fail('the policy tab lacks what is in force: ' + card);
   step('AUDIT');
+
+  // The third approval of the same shape offers a rule, taken with y.
+  await page.keyboard.press('1');
+  step('OFFER-READY');
+  for (const name of ['f1', 'f2', 'f3']) {
+    const item = '#pending-list .item:has-text("printf ' + name + '")';
+    await page.waitForSelector(item, { timeout: 30000 });
+    await page.click(item);
+    await page.waitForFunction((n) => document.querySelector('#d-summary').textContent.includes('printf ' + n), name, { timeout: 10000 });
+    await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
+    if (name !== 'f3' && !(await page.isHidden('#offer'))) fail('a rule offered before the third approval');
+    await page.keyboard.press('a');
+    await page.waitForSelector('#outcome.ok', { timeout: 30000 });
+  }
+  await page.waitForSelector('#offer:not(.hidden)', { timeout: 30000 });
+  const offerText = await page.textContent('#offer');
+  if (!offerText.includes('approved 3 times') || !offerText.includes('printf **')) fail('offer: ' + offerText);
+  await page.keyboard.press('y');
+  await page.waitForFunction(() => (document.querySelector('#toast').textContent || '').startsWith('Remembered'), null, { timeout: 30000 });
+  step('OFFERED');
   if (problems.length) fail(problems.join('\n'));
 } finally {
   await ctx.close();

@@ -600,11 +600,38 @@
       const oc = describeResult(res.result);
       if (res.warning) oc.text += ' — ' + res.warning;
       state.outcomes.set(r.id, oc);
+      if (res.offer) showOffer(r, res.offer);
     } catch (e) {
       state.outcomes.set(r.id, { cls: 'bad', text: e.message });
     }
     busy.delete(r.id);
     renderRequests();
+  }
+
+  // showOffer shows the rule offered after repeated approvals of one
+  // shape; nothing changes unless the human takes it (y or the button).
+  let offer = null;
+  function showOffer(r, o) {
+    offer = { id: r.id, folder: r.folder, pattern: o.pattern };
+    $('offer-text').textContent = o.summary + '.';
+    $('offer-pattern').textContent = o.pattern;
+    $('offer').classList.remove('hidden');
+  }
+
+  function hideOffer() {
+    offer = null;
+    $('offer').classList.add('hidden');
+  }
+
+  async function takeOffer() {
+    if (!offer) return;
+    const o = offer;
+    hideOffer();
+    try {
+      await api('/api/requests/' + encodeURIComponent(o.id) + '/remember?folder=' + encodeURIComponent(o.folder), { method: 'POST', body: { pattern: o.pattern } });
+      toast('Remembered: ' + o.pattern);
+      loadPolicy();
+    } catch (e) { toast(e.message); }
   }
 
   async function deny(reason) {
@@ -815,7 +842,7 @@
     if (inInput(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const keys = {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
-      a: () => approve(false), A: openAlways, d: openDeny, e: expandAll,
+      a: () => approve(false), A: openAlways, d: openDeny, e: expandAll, y: takeOffer,
       '1': () => showTab('requests'), '2': () => showTab('audit'), '3': () => showTab('policy'),
       '?': () => $('help').classList.toggle('hidden'),
     };
@@ -824,6 +851,8 @@
   });
 
   $('btn-approve').addEventListener('click', () => approve(false));
+  $('offer-take').addEventListener('click', takeOffer);
+  $('offer-no').addEventListener('click', hideOffer);
   $('btn-always').addEventListener('click', openAlways);
   $('btn-deny').addEventListener('click', openDeny);
   $('always-form').addEventListener('submit', (e) => { e.preventDefault(); approve(true, $('always-pattern').value); });
