@@ -94,7 +94,7 @@ func OpenBus(o BusOptions) (b *Bus, err error) {
 	}
 	b.session = "run-" + queue.NewID()
 	b.decider = &PolicyDecider{load: b.load, q: b.q, audit: b.audit, root: b.f.Root,
-		session: b.session, agent: b.agent, wait: cmpDuration(o.NetWait, DefaultNetWait), log: b.log}
+		session: b.session, agent: b.agent, wait: cmpDuration(o.NetWait, DefaultNetWait), log: b.log, first: b.Policy}
 	if o.CI {
 		b.ci = newCIApprover(b)
 	}

@@ -52,6 +52,10 @@ type PolicyDecider struct {
 	wait    time.Duration
 	log     *slog.Logger
 
+	// first, when set, is the bus's first load of the policy, which
+	// ForwardPorts uses rather than loading it again at every jail start.
+	first func() *policy.Engine
+
 	mu     sync.Mutex
 	engine *policy.Engine // guarded by mu: the last engine loaded
 }
@@ -141,18 +145,21 @@ func LocalRefusal(host string, port int) string {
 // localhost with a port.
 func (d *PolicyDecider) ForwardPorts() []int {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.engine == nil {
-		e, err := d.load()
-		if err != nil {
+	e := d.engine
+	d.mu.Unlock()
+	if e == nil && d.first != nil {
+		e = d.first()
+	}
+	if e == nil {
+		var err error
+		if e, err = d.load(); err != nil {
 			return nil
 		}
-		d.engine = e
 	}
-	if d.engine.Status() == policy.StatusNothingAccepted {
+	if e.Status() == policy.StatusNothingAccepted {
 		return nil
 	}
-	rs := d.engine.Policy().Rules[policy.Network]
+	rs := e.Policy().Rules[policy.Network]
 	if rs == nil {
 		return nil
 	}
