@@ -9,6 +9,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/display/review"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -19,10 +20,19 @@ import (
 type approveBody struct {
 	Always  bool   `json:"always"`
 	Pattern string `json:"pattern"`
-	Hash    string `json:"hash"`
+	// Rules, for "always" of a request with several escalated parts, is
+	// one pattern per part in the order review.always lists them.
+	Rules []ruleBody `json:"rules"`
+	Hash  string     `json:"hash"`
 	// StaleOK approves a request nobody waits for any more (its output
 	// would reach no one); without it such an approval is 409 (stale).
 	StaleOK bool `json:"stale_ok"`
+}
+
+// ruleBody is one part's rule of an "always" approval.
+type ruleBody struct {
+	Trigger string `json:"trigger"`
+	Pattern string `json:"pattern"`
 }
 
 // decisionView answers an approve or a deny.
@@ -113,6 +123,10 @@ func (fs *folderState) approveOptions(id string, b approveBody) approver.Approve
 	if req == nil {
 		return o
 	}
+	if o.Always && len(b.Rules) > 0 {
+		o.Rules = fs.partRules(req, b.Rules)
+		return o
+	}
 	if o.Always && o.Pattern != "" {
 		if p, err := fs.ap.Propose(req); err == nil && display.EscapeLine(p) == o.Pattern {
 			o.Pattern = p
@@ -124,6 +138,28 @@ func (fs *folderState) approveOptions(id string, b approveBody) approver.Approve
 		}
 	}
 	return o
+}
+
+// partRules turns the rules sent for each escalated part into remembered
+// allows: a pattern equal to the escaped exact or general pattern shown
+// for that part stands for the pattern itself; any other is taken as
+// typed (the approver checks that each lifts a part and that together
+// they cover the request).
+func (fs *folderState) partRules(req *queue.Request, rules []ruleBody) []policy.Remembered {
+	props := fs.src.Facts(req).Always
+	out := make([]policy.Remembered, len(rules))
+	for i, r := range rules {
+		out[i] = policy.Remembered{Trigger: policy.Trigger(r.Trigger), Tier: policy.Allow, Pattern: r.Pattern}
+		if i >= len(props) || string(props[i].Trigger) != r.Trigger {
+			continue
+		}
+		for _, p := range []string{props[i].Exact, props[i].General} {
+			if p != "" && display.EscapeLine(p) == r.Pattern {
+				out[i].Pattern = p
+			}
+		}
+	}
+	return out
 }
 
 // cached is the pending request id as last shown, or nil.

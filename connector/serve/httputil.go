@@ -59,7 +59,7 @@ func errStatus(err error) (int, string) {
 		return http.StatusConflict, "stale"
 	case errors.Is(err, errAmbiguous), errors.Is(err, errPolicyChanged), errors.Is(err, errNoPolicyChange):
 		return http.StatusConflict, "conflict"
-	case errors.Is(err, approver.ErrNoMemory), errors.Is(err, queue.ErrInvalid):
+	case errors.Is(err, approver.ErrNoMemory), errors.Is(err, approver.ErrNoPattern), errors.Is(err, queue.ErrInvalid):
 		return http.StatusUnprocessableEntity, "unprocessable"
 	case errors.Is(err, errNoPolicies):
 		return http.StatusNotImplemented, "unavailable"

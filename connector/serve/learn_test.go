@@ -31,6 +31,12 @@ func (m folderMemory) Remember(req *queue.Request, p string, who approver.Identi
 func (m folderMemory) Match(req *queue.Request) (approver.Remembered, bool) {
 	return m.of(req).Match(req)
 }
+func (m folderMemory) CheckParts(req *queue.Request, rs []policy.Remembered) error {
+	return m.of(req).CheckParts(req, rs)
+}
+func (m folderMemory) RememberParts(req *queue.Request, rs []policy.Remembered, who approver.Identity) error {
+	return m.of(req).RememberParts(req, rs, who)
+}
 
 // The dashboard shows why a request asks and the general pattern beside
 // the exact one; sending the general pattern back remembers it, and it
@@ -146,5 +152,37 @@ func TestApproveOnceOffersRuleOnThirdApproval(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the remembered rule was not applied")
 		}
+	}
+}
+
+// Approve always of a request with several escalated parts takes one
+// rule per part (each as shown, escaped); rules that do not fit (one that
+// lifts no part of it) are refused and nothing runs.
+func TestApproveAlwaysPerPart(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessMem(t, 1, testAddr, folderMemory{st})
+	p := h.projects[0]
+	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
+		t.Fatal(err)
+	}
+	req := p.submit(t, "tee -a a.txt </dev/null && tree -L 1 >/dev/null; true")
+	v := h.pending(t, 1)[0]
+	if v.Review == nil || len(v.Review.Always) != 2 || v.Review.Always[0].General != "tee **" || v.Review.Always[1].Exact != "tree -L 1" {
+		t.Fatalf("review %+v", v.Review)
+	}
+	bad := `{"always":true,"hash":"` + req.Hash + `","rules":[{"trigger":"shell","pattern":"tee **"},{"trigger":"shell","pattern":"curl **"}]}`
+	if w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", bad); w.Code != 422 || !strings.Contains(w.Body.String(), "lifts no part") {
+		t.Fatalf("a rule that lifts nothing: %d %s", w.Code, w.Body)
+	}
+	h.pending(t, 1) // released, still pending
+	good := `{"always":true,"hash":"` + req.Hash + `","rules":[{"trigger":"shell","pattern":"tee **"},{"trigger":"shell","pattern":"tree -L 1"}]}`
+	var dv decisionView
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", good), 200, &dv)
+	if dv.Result == nil || dv.Result.Always != "shell `tee **`; shell `tree -L 1`" {
+		t.Fatalf("result %+v", dv.Result)
 	}
 }

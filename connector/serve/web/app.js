@@ -373,13 +373,13 @@
     for (const b of ['btn-approve', 'btn-always', 'btn-deny']) $(b).disabled = running || wait;
     const refused = !!(r.review && r.review.refused);
     $('btn-approve').disabled = running || wait || unseen > 0 || refused;
-    $('btn-always').disabled = running || wait || unseen > 0 || refused || !r.pattern;
+    $('btn-always').disabled = running || wait || unseen > 0 || refused || !canAlways(r);
     $('refused').classList.toggle('hidden', !(pending && refused));
     if (refused) $('refused-why').textContent = r.review.refused;
     $('gate').classList.toggle('hidden', !pending || unseen === 0);
     $('gate-text').textContent = unseen + (unseen === 1 ? ' part of this request is' : ' parts of this request are') +
       ' not on screen yet: scroll each box to its end, or show it all (e), before approving.';
-    $('btn-always').title = r.pattern ? '' : 'remembered decisions are not available for this request';
+    $('btn-always').title = canAlways(r) ? '' : 'no rule can cover this request (see "always")';
     if (!pending) closeForms();
     const oc = state.outcomes.get(r.id);
     $('outcome').classList.toggle('hidden', !oc);
@@ -584,7 +584,7 @@
     return true;
   }
 
-  async function approve(always, pattern, staleConfirmed) {
+  async function approve(always, pattern, staleConfirmed, rules) {
     const r = state.pending.get(state.selected);
     if (!r || busy.has(r.id) || guarded() || gateRefuses(r) || staleRefuses(r, staleConfirmed)) return;
     busy.add(r.id);
@@ -595,6 +595,7 @@
     const body = { hash: r.hash };
     if (staleConfirmed) body.stale_ok = true;
     if (always) { body.always = true; body.pattern = pattern; }
+    if (always && rules) body.rules = rules;
     try {
       const res = await api('/api/requests/' + encodeURIComponent(r.id) + '/approve?folder=' + encodeURIComponent(r.folder), { method: 'POST', body });
       const oc = describeResult(res.result);
@@ -669,12 +670,47 @@
     $('deny-form').classList.add('hidden');
   }
 
+  // partProps is the per-part proposals of a request with several
+  // escalated parts, each of which has a pattern; else null.
+  function partProps(r) {
+    const props = (r.review && r.review.always) || [];
+    return props.length > 1 && props.every((p) => p.exact) ? props : null;
+  }
+
+  function canAlways(r) { return !!(r.pattern || partProps(r)); }
+
   function openAlways() {
     const r = state.pending.get(state.selected);
-    if (!r || !r.pattern || busy.has(r.id) || guarded() || gateRefuses(r)) return;
+    if (!r || !canAlways(r) || busy.has(r.id) || guarded() || gateRefuses(r)) return;
     closeForms();
     $('always-form').classList.remove('hidden');
     const input = $('always-pattern');
+    const multi = partProps(r);
+    input.classList.toggle('hidden', !!multi);
+    $('always-parts').classList.toggle('hidden', !multi);
+    if (multi) {
+      // One rule per escalated part, each shown with its choices.
+      $('always-parts').replaceChildren(...multi.map((p, i) => {
+        const row = el('div', 'always-part');
+        const sel = el('select');
+        sel.dataset.trigger = p.trigger;
+        const exact = el('option', '', 'exact: ' + p.exact);
+        exact.value = p.exact;
+        sel.append(exact);
+        if (p.general) {
+          const gen = el('option', '', 'general: ' + p.general);
+          gen.value = p.general;
+          sel.append(gen);
+        }
+        row.append(el('span', '', 'part ' + (i + 1) + '/' + multi.length + ' ' + p.trigger + ' ' + p.subject + ': '), sel);
+        return row;
+      }));
+      $('always-general').classList.add('hidden');
+      $('always-note').classList.add('hidden');
+      const first = $('always-parts').querySelector('select');
+      if (first) first.focus();
+      return;
+    }
     input.value = r.pattern;
     const props = (r.review && r.review.always) || [];
     const gen = $('always-general');
@@ -855,7 +891,15 @@
   $('offer-no').addEventListener('click', hideOffer);
   $('btn-always').addEventListener('click', openAlways);
   $('btn-deny').addEventListener('click', openDeny);
-  $('always-form').addEventListener('submit', (e) => { e.preventDefault(); approve(true, $('always-pattern').value); });
+  $('always-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const sels = [...$('always-parts').querySelectorAll('select')];
+    if (!$('always-parts').classList.contains('hidden') && sels.length) {
+      approve(true, '', false, sels.map((s) => ({ trigger: s.dataset.trigger, pattern: s.value })));
+      return;
+    }
+    approve(true, $('always-pattern').value);
+  });
   $('stale-form').addEventListener('submit', (e) => { e.preventDefault(); approve(false, undefined, true); });
   $('btn-expand').addEventListener('click', expandAll);
   $('deny-form').addEventListener('submit', (e) => { e.preventDefault(); deny($('deny-reason').value); });
