@@ -89,7 +89,7 @@ func main() {
 	fmt.Printf("median of %d rounds (wall):\n", rounds)
 	names := []string{"/bin/true", "bash -c true", "bwrap --unshare-all /bin/true", "sandbox hook claude (allowed, rewritten)", "bash -c <the rewritten true>", "codex sandbox -- /bin/true"}
 	for i := range cmds {
-		fmt.Printf("  %-42s %8.2f ms\n", names[i], ms[i])
+		fmt.Printf("  %-42s %8.2f ms  x%.2f of /bin/true\n", names[i], ms[i], ms[i]/ms[0])
 	}
 	added := ms[3] + ms[4] - ms[1]
 	bw := ms[2] - ms[0]
