@@ -71,6 +71,10 @@ func (p *argvPattern) walk(args []shell.Word, openEnded, may bool) matchKind {
 		if clean|dirty == 0 {
 			return noMatch
 		}
+		if a.Dynamic && a.Glob && may {
+			clean, dirty = p.stepGlob(clean, dirty, a.Text)
+			continue
+		}
 		if a.Dynamic {
 			clean, dirty = p.stepDynamic(clean, dirty, may)
 			continue
