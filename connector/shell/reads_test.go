@@ -182,3 +182,41 @@ func TestTextUtilitiesRead(t *testing.T) {
 	}...)
 	runShows(t, cases)
 }
+
+// TestGitMessageFiles: git commit -F (and tag, merge, notes; --file,
+// --template, -t, --pathspec-from-file) read a file whose content lands
+// in the repository or in git's messages: ~/.ssh/id_rsa as a commit
+// message was allowed, and the next push would carry it away.
+func TestGitMessageFiles(t *testing.T) {
+	for _, tc := range []struct{ in, must string }{
+		{"git commit -F ~/.ssh/id_rsa", "~/.ssh/id_rsa"},
+		{"git commit -aF ~/.ssh/id_rsa", "~/.ssh/id_rsa"},
+		{"git commit -F~/.ssh/id_rsa", "~/.ssh/id_rsa"},
+		{"git commit --file=/etc/shadow", "/etc/shadow"},
+		{"git commit --fi /etc/shadow", "/etc/shadow"},
+		{"git commit -t ~/.netrc", "~/.netrc"},
+		{"git commit --template ~/.netrc", "~/.netrc"},
+		{"git tag -a v1 -F ~/.aws/credentials", "~/.aws/credentials"},
+		{"git merge -F .env x", ".env"},
+		{"git notes add -F .env", ".env"},
+		{"git add --pathspec-from-file=.env", ".env"},
+		{"git restore --pathspec-from-file .env", ".env"},
+	} {
+		if effs := Analyze(tc.in, testOpts); !readsPath(effs, tc.must) {
+			t.Errorf("Analyze(%q) hides %s: %q", tc.in, tc.must, briefs(effs))
+		}
+	}
+	// -m's value is no file, even when it looks like -F.
+	if effs := Analyze("git commit -m -F", testOpts); hasKind(effs, Read) {
+		t.Errorf("git commit -m -F reads a file: %q", briefs(effs))
+	}
+}
+
+func readsPath(effs []Effect, p string) bool {
+	for _, e := range effs {
+		if e.Kind == Read && e.Path == p {
+			return true
+		}
+	}
+	return false
+}

@@ -28,7 +28,68 @@ func (w *walker) gitReads(sub string, args []Word, c cmdCtx) {
 		for _, f := range gitOptValues(args, "-f", "--file") {
 			w.pathEffect(Read, f, "git config --file reads (and prints) the file", c.src)
 		}
+	case "commit", "tag", "merge", "notes":
+		// The message from a file: it lands in the repository, and the
+		// next push carries it away.
+		for _, f := range gitShortValues(args, "F", gitMsgShorts[sub]) {
+			w.pathEffect(Read, f, "git "+sub+" -F reads the message from the file", c.src)
+		}
+		for _, f := range gitOptValues(args, "--file", "--template") {
+			w.pathEffect(Read, f, "git "+sub+" reads the message or template from the file", c.src)
+		}
+		if sub == "commit" {
+			for _, f := range gitShortValues(args, "t", gitMsgShorts[sub]) {
+				w.pathEffect(Read, f, "git commit -t reads the template", c.src)
+			}
+		}
 	}
+	// A pathspec list read from a file: its lines come back in git's
+	// messages ("pathspec '...' did not match").
+	for _, f := range gitOptValues(args, "--pathspec-from-file") {
+		if f.Text != "-" {
+			w.pathEffect(Read, f, "git "+sub+" reads pathspecs from the file", c.src)
+		}
+	}
+}
+
+// gitMsgShorts are, per subcommand, the short options that take a value
+// (git's parse-options lets them end a cluster: -aF FILE, -amMSG).
+var gitMsgShorts = map[string]string{
+	"commit": "mFCctS", "tag": "mFu", "merge": "mFsX", "notes": "mFCc",
+}
+
+// gitShortValues returns the values of the short option want, also when
+// it ends a cluster of options (-aF FILE) or holds its value (-Ffile).
+// takes lists the options that take a value; the first one in a cluster
+// takes the rest of the word.
+func gitShortValues(args []Word, want, takes string) []Word {
+	var out []Word
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		if args[i].Dynamic || t == "--" {
+			break
+		}
+		if len(t) < 2 || t[0] != '-' || t[1] == '-' {
+			continue
+		}
+		for j := 1; j < len(t); j++ {
+			if strings.IndexByte(takes, t[j]) < 0 {
+				continue
+			}
+			if t[j:j+1] == want {
+				if j+1 < len(t) {
+					out = append(out, Word{Text: t[j+1:]})
+				} else if i+1 < len(args) {
+					out = append(out, args[i+1])
+				}
+			}
+			if j+1 == len(t) {
+				i++ // the next word is the value
+			}
+			break
+		}
+	}
+	return out
 }
 
 // gitDiffReads: with --no-index both operands are read whole; without it
