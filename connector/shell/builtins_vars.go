@@ -195,7 +195,7 @@ func compgenBuiltin(w *walker, argv []Word, c cmdCtx) {
 // the words after them are checked too.
 func printfCommand(w *walker, argv []Word, c cmdCtx) {
 	w.exec(argv, c)
-	p := bashGetopt(argv[1:], printfOpts)
+	p := bashGetopt(w.plainFormat(argv, c)[1:], printfOpts)
 	if w.badOptions(&p, "printf", c) {
 		w.protectDecoded(argv[1:], c)
 		return

@@ -19,7 +19,7 @@ func (w *walker) assign(as *syntax.Assign, prefix bool, d int) {
 	if as.Index != nil || as.Array != nil {
 		w.markArray(name)
 	}
-	integer := w.assignValue(as, d)
+	integer, plain := w.assignValue(as, d)
 	if prefix {
 		if reason := dangerousVar(name); reason != "" {
 			w.opaque(as, name+"= before a command "+reason)
@@ -27,6 +27,9 @@ func (w *walker) assign(as *syntax.Assign, prefix bool, d int) {
 		return
 	}
 	w.assignName(name, as.Name, integer)
+	if plain && !as.Append && as.Index == nil {
+		w.vars.info(name).plain++
+	}
 	if as.Append {
 		// x+=1 appends (a string, unless x is an integer variable, which
 		// then adds the number).
@@ -35,8 +38,8 @@ func (w *walker) assign(as *syntax.Assign, prefix bool, d int) {
 }
 
 // assignValue walks the value of an assignment and reports whether it is
-// an integer.
-func (w *walker) assignValue(as *syntax.Assign, d int) bool {
+// an integer, and whether it is plain (plainValue).
+func (w *walker) assignValue(as *syntax.Assign, d int) (integer, plain bool) {
 	if as.Array != nil {
 		for _, el := range as.Array.Elems {
 			if el.Index != nil {
@@ -44,13 +47,13 @@ func (w *walker) assignValue(as *syntax.Assign, d int) bool {
 			}
 			w.wordOpt(el.Value, d, true)
 		}
-		return false
+		return false, false
 	}
 	if as.Value == nil {
-		return true // x= is empty, which arithmetic reads as 0
+		return true, true // x= is empty, which arithmetic reads as 0
 	}
 	v := w.word(as.Value, d, true)
-	return isIntegerWord(&v)
+	return isIntegerWord(&v), plainValue(&v)
 }
 
 // declClause walks declare, local, export, readonly, typeset and nameref.
@@ -119,7 +122,7 @@ func (w *walker) declName(variant, flags string, as *syntax.Assign, d int) {
 		}
 		return
 	}
-	integer := w.assignValue(as, d)
+	integer, _ := w.assignValue(as, d)
 	if strings.Contains(flags, "i") && !integer {
 		w.opaque(as, variant+" -i evaluates the value as arithmetic")
 	}

@@ -23,14 +23,22 @@ type varTable struct {
 	// integer variable (declare -i, maybe declared later in a loop)
 	// evaluates them as arithmetic. Checked at the end.
 	strings []strAssign
+	optRefs []optRef
 }
 
 type strAssign struct{ name, src string }
+
+// optRef is a read of a variable standing where an option may be,
+// accepted on the condition that every assignment of it is plain.
+type optRef struct{ name, what, src string }
 
 type varInfo struct {
 	firstAssign int  // offset+1 of the first assignment; 0 when none
 	unsafe      bool // some assignment is not known to be an integer
 	intAttr     bool // declare -i: every assignment is arithmetic
+	// assigns counts every assignment; plain those of a literal that
+	// cannot be an option or hold a subscript (vars_plain.go).
+	assigns, plain int
 }
 
 type arithRef struct {
@@ -67,6 +75,7 @@ func (w *walker) assignAt(name string, off int, src string, integer bool) {
 		w.a.opaqueSrc(src, "assignment to "+base+" "+reason)
 	}
 	v := w.vars.info(base)
+	v.assigns++
 	if v.firstAssign == 0 {
 		v.firstAssign = off + 1
 	}
@@ -100,6 +109,7 @@ var safeSpecialVars = map[string]bool{
 // known to be an integer at that point.
 func (w *walker) finish() {
 	w.finishCompound()
+	w.finishOptRefs()
 	for _, s := range w.vars.strings {
 		if v := w.vars.vars[s.name]; v != nil && v.intAttr {
 			w.a.opaqueSrc(s.src, "assignment to the integer variable "+s.name+" evaluates the value as arithmetic (an array subscript in it would run commands)")
