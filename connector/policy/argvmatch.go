@@ -41,6 +41,9 @@ func (p *argvPattern) matchMay(args []shell.Word, openEnded bool) matchKind {
 }
 
 func (p *argvPattern) allowName(name string, afterCD bool) bool {
+	if p.local {
+		return hasSep(name) && !afterCD && isLocalPath(name)
+	}
 	if hasSep(name) {
 		if !p.hasSlash || (afterCD && !path.IsAbs(name)) {
 			return false
@@ -52,6 +55,9 @@ func (p *argvPattern) allowName(name string, afterCD bool) bool {
 
 func (p *argvPattern) mayName(name string) bool {
 	folded := foldCommand(name)
+	if p.local {
+		return hasSep(folded) && isLocalPath(folded)
+	}
 	if p.hasSlash {
 		rule := foldName(p.nameLit)
 		return path.Clean(folded) == rule || baseName(folded) == baseName(rule)
@@ -164,4 +170,20 @@ func foldCommand(name string) string {
 		}
 	}
 	return s
+}
+
+// localPrograms is the command name of a rule for every program given as
+// a relative path that stays below the working directory (./scripts/x,
+// bin/app, .venv/bin/python): the project's own programs, when the
+// working directory is the project. A path that climbs out (../x) or
+// starts at / or ~ is not one; neither is any name after a cd.
+const localPrograms = "./**"
+
+func isLocalPath(name string) bool {
+	name = strings.ReplaceAll(name, `\`, "/")
+	if path.IsAbs(name) || strings.HasPrefix(name, "~") || len(name) > 1 && name[1] == ':' {
+		return false
+	}
+	c := path.Clean(name)
+	return c != "." && c != ".." && !strings.HasPrefix(c, "../")
 }

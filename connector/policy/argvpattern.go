@@ -30,6 +30,7 @@ type argvPattern struct {
 	nameFold *wildcard // lower-cased, for deny and escalate rules
 	nameLit  string    // the literal name when it has no wildcard
 	hasSlash bool      // the name is a path (./gradlew, /usr/bin/rm)
+	local    bool      // the name is ./**: any program below the working directory
 	toks     []argvTok
 	rest     uint64 // bit i set when toks[i] is '**'
 }
@@ -66,6 +67,13 @@ func compileArgv(pat string) (*argvPattern, error) {
 }
 
 func (p *argvPattern) setName(w patWord) error {
+	if w.glob == localPrograms {
+		// Any program given as a path below the working directory.
+		p.local, p.hasSlash, p.nameLit = true, true, localPrograms
+		p.name, _ = compileWildcard("*")
+		p.nameFold = p.name
+		return nil
+	}
 	if w.glob == "*" || w.glob == "**" {
 		return errorf("the command name must be a word, not %q", w.glob)
 	}
