@@ -19,6 +19,12 @@ func isSafeDevice(p string) bool {
 // pathEffect adds a Write or Read of word, relocated against the
 // directory the script has cd'ed into.
 func (w *walker) pathEffect(kind Kind, word Word, reason, src string) {
+	if items, ok := w.loopItems(word, src); ok {
+		for _, it := range items {
+			w.pathEffect(kind, it, reason, src)
+		}
+		return
+	}
 	if !word.Dynamic && (word.Text == "" || isSafeDevice(word.Text)) {
 		return
 	}

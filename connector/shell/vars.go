@@ -24,6 +24,9 @@ type varTable struct {
 	// evaluates them as arithmetic. Checked at the end.
 	strings []strAssign
 	optRefs []optRef
+	// loops are the for loops' variables over plain items (loopvars.go).
+	loops    map[string][]Word
+	loopUses []optRef
 }
 
 type strAssign struct{ name, src string }
@@ -110,6 +113,7 @@ var safeSpecialVars = map[string]bool{
 func (w *walker) finish() {
 	w.finishCompound()
 	w.finishOptRefs()
+	w.finishLoops()
 	for _, s := range w.vars.strings {
 		if v := w.vars.vars[s.name]; v != nil && v.intAttr {
 			w.a.opaqueSrc(s.src, "assignment to the integer variable "+s.name+" evaluates the value as arithmetic (an array subscript in it would run commands)")

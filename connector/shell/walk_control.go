@@ -60,13 +60,18 @@ func (w *walker) forClause(c *syntax.ForClause, d int) cwdState {
 // and NAME is assigned each of them.
 func (w *walker) wordIter(l *syntax.WordIter, isSelect bool, d int) {
 	numeric := !isSelect && l.InPos.IsValid()
+	var items []Word
 	for _, item := range l.Items {
 		v := w.word(item, d, true)
 		if !isIntegerWord(&v) {
 			numeric = false
 		}
+		items = v.appendWords(items)
 	}
 	w.assignName(l.Name.Value, l.Name, numeric)
+	if !isSelect && l.InPos.IsValid() {
+		w.recordLoop(l.Name.Value, items)
+	}
 }
 
 func (w *walker) caseClause(c *syntax.CaseClause, d int) cwdState {
