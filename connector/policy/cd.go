@@ -20,6 +20,7 @@ type scriptCtx struct {
 	cdUnknown bool           // some cd goes where nothing static can tell
 	afterCD   bool           // the script changes directory at all
 	siblings  []shell.Effect // the effects that follow the Exec being decided, up to the next Exec
+	contained bool           // that Exec is allowed by a jailed rule on a jailed engine (contained.go)
 }
 
 // workDir resolves the working directory ("" is the project root).

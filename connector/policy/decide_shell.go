@@ -93,6 +93,9 @@ func (e *Engine) effectParts(parts []Part, ef *shell.Effect, sc *scriptCtx) []Pa
 		return append(parts, Part{Trigger: Shell, Subject: effectSubject(ef), Decision: Deny, Rule: ruleSelf,
 			Reason: joinReason(ef.Reason, reasonSelf), Effect: "protected " + clipText(effectSubject(ef), maxSubject)})
 	case shell.Opaque:
+		if sc.contained {
+			return append(parts, containedPart(ef))
+		}
 		return append(parts, Part{Trigger: Shell, Subject: effectSubject(ef), Decision: Escalate, Rule: ruleOpaque,
 			Reason: joinReason(ef.Reason, "cannot be classified statically"), Effect: "opaque " + clipText(effectSubject(ef), maxSubject)})
 	}
@@ -130,6 +133,7 @@ func (e *Engine) execPart(ef *shell.Effect, sc *scriptCtx) Part {
 			v = verdict{tier: Allow, rule: ruleEffects, reason: effectsReason(sc.siblings)}
 		}
 	}
+	sc.contained = e.jailed && v.tier == Allow && v.jailed
 	p := v.part(Shell, subject)
 	if p.Decision == Escalate && v.soft {
 		p.Propose = proposeArgv(*ef)

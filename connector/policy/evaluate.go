@@ -13,6 +13,7 @@ type verdict struct {
 	reason string
 	soft   bool // an escalation that a remembered allow may lift
 	noRule bool // an escalation because no allow rule matches exactly (no escalate or deny rule)
+	jailed bool // decided by a `jailed: true` rule
 }
 
 func (v verdict) part(t Trigger, subject string) Part {
@@ -107,7 +108,8 @@ func ruleVerdict(r *boundRule, k matchKind) verdict {
 			reason: "may match a deny rule once its unknown words are expanded: " + reason}
 	}
 	// A built-in escalation is never soft: no remembered allow lifts it.
-	return verdict{tier: r.Tier, rule: r.label, reason: reason, soft: r.Tier == Escalate && !strings.HasPrefix(r.label, "builtin:")}
+	return verdict{tier: r.Tier, rule: r.label, reason: reason, soft: r.Tier == Escalate && !strings.HasPrefix(r.label, "builtin:"),
+		jailed: r.Jailed}
 }
 
 // text is the reason a part decided by r shows: the rule's reason or its
