@@ -67,14 +67,14 @@ var adversarial = []string{
 	"\"rm\" -rf /",
 	"r\\m -rf /",
 	"$'\\x72m' -rf /",
-	"$'\\162m' x",
+	"$'\\162m' ~/x",
 	"$\"rm\" x",
 	"c\"u\"rl x",
 	"\\curl x",
 	"'curl' x",
 	// Paths to binaries.
 	"/usr/bin/../bin/rm -rf /",
-	"/bin/rm x",
+	"/bin/rm ~/x",
 	"./rm x",
 	"../../bin/sh -c id",
 	"/usr/bin/curl x",
@@ -85,7 +85,7 @@ var adversarial = []string{
 	"env -i curl x",
 	"env X=1 curl x",
 	"timeout 5 curl x",
-	"timeout -s KILL 5 rm x",
+	"timeout -s KILL 5 rm ~/x",
 	"xargs rm",
 	"ls | xargs rm",
 	"find . -name '*.go' | xargs -I{} sh -c 'curl {}'",
@@ -111,7 +111,7 @@ var adversarial = []string{
 	"sh -c 'git status; rm -rf /'",
 	"bash -lc 'curl x'",
 	"zsh -c 'curl x'",
-	"dash -c 'rm x'",
+	"dash -c 'rm ~/x'",
 	"bash -c \"bash -c 'curl x'\"",
 	"echo curl x | sh",
 	"bash <<< 'curl x'",
@@ -310,7 +310,7 @@ var adversarial = []string{
 	"cd .sand* && ls",
 	"echo x > .sandbox/escalations/done/x.json",
 	"ln -s .sandbox sb",
-	"tar cf x.tar .",
+	"tar -x -f x.tar -C .",
 	// Look-alike names.
 	"gіt push",
 	"gіt status",
@@ -449,8 +449,6 @@ var everyday = []string{
 	"cargo build",
 	"cargo test",
 	"cargo clippy -- -D warnings",
-	"make",
-	"make test",
 	"pytest",
 	"pytest -x tests/",
 	"python -m pytest -k foo",
@@ -463,6 +461,10 @@ var everyday = []string{
 	"cat a b > c",
 }
 
+// everydayJailed are allowed where the jail contains them, and only
+// there: they run the project's own code.
+var everydayJailed = []string{"make", "make test", "node script.js", "python3 x.py", "./scripts/run.sh", "go run ."}
+
 func TestEverydayAllowed(t *testing.T) {
 	if analyzeScript == nil {
 		testenv.Skip(t, "the shell analyzer (connector/shell) is not linked in yet")
@@ -473,6 +475,16 @@ func TestEverydayAllowed(t *testing.T) {
 		t.Run(script, func(t *testing.T) {
 			if d := e.Shell(script, ""); d.Decision != Allow {
 				t.Errorf("%v:\n%s", d.Decision, dump(d))
+			}
+		})
+	}
+	for _, script := range everydayJailed {
+		t.Run("jailed "+script, func(t *testing.T) {
+			if d := e.ForJail().Shell(script, ""); d.Decision != Allow {
+				t.Errorf("jailed: %v:\n%s", d.Decision, dump(d))
+			}
+			if d := e.Shell(script, ""); d.Decision == Allow {
+				t.Errorf("allowed without the jail:\n%s", dump(d))
 			}
 		})
 	}
