@@ -55,6 +55,7 @@ func TestAdversarialCorpusContained(t *testing.T) {
 			before := a.snapshot(t)
 			out := a.run(t, a.repl.Replace(l.Cmd))
 			after := a.snapshot(t)
+			t.Logf("%s\n%s", a.repl.Replace(l.Cmd), out)
 			for _, d := range diffSnapshots(before, after) {
 				t.Errorf("%s\n%s", d, out)
 			}
@@ -274,7 +275,9 @@ func (a *advEnv) snapshot(t *testing.T) map[string]string {
 }
 
 // hashTree records every file, directory and link under root (or root
-// itself), skipping the request queue, which the jail may write.
+// itself), skipping what sandbox itself keeps changing in .sandbox (the
+// request queue, which the jail may write; results, audit, shims and the
+// jail's placeholders, which the trusted side writes).
 func hashTree(t *testing.T, s map[string]string, root string) {
 	t.Helper()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -286,7 +289,8 @@ func hashTree(t *testing.T, s map[string]string, root string) {
 			return err
 		}
 		if strings.Contains(p, "/.sandbox/escalations") || strings.Contains(p, "/.sandbox/results") ||
-			strings.Contains(p, "/.sandbox/audit") || strings.Contains(p, "/.sandbox/shims") {
+			strings.Contains(p, "/.sandbox/audit") || strings.Contains(p, "/.sandbox/shims") ||
+			strings.Contains(p, "/.sandbox/pins") {
 			return nil
 		}
 		switch {
