@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// withDefaultPolicy writes and accepts the default policy for tf.
+// withDefaultPolicy writes and accepts the default policy for tf, with
+// the tests' request (tee -a FILE, which the default policy allows inside
+// the project) made a question for a human.
 func withDefaultPolicy(t *testing.T, tf *testFolder) *PolicyMemory {
 	t.Helper()
-	data := policy.DefaultYAML()
+	data := []byte(strings.Replace(string(policy.DefaultYAML()), "\n  escalate:\n",
+		"\n  escalate:\n    - {pattern: \"tee -a *\", reason: \"the tests' request\"}\n", 1))
 	if err := os.WriteFile(tf.f.Policy(), data, 0o644); err != nil {
 		t.Fatal(err)
 	}

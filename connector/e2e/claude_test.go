@@ -14,9 +14,9 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// escalating is a Bash command the default policy escalates (chmod), with
+// escalating is a Bash command the default policy escalates (chown), with
 // a side effect that shows how many times it ran.
-const escalating = `chmod 600 data.txt && echo once >> runs.txt && echo "OUTPUT-MARKER-$(wc -l < runs.txt)"`
+const escalating = `chown --reference=data.txt data.txt && echo once >> runs.txt && echo "OUTPUT-MARKER-$(wc -l < runs.txt)"`
 
 // runClaude runs `claude -p` in dir against model, offline.
 func (e *env) runClaude(t *testing.T, dir string, model *fakemodel.Anthropic) string {
@@ -97,7 +97,7 @@ func TestClaudeEscalationApprovedReturnsTheRealOutput(t *testing.T) {
 	if req.Kind != queue.KindShell || req.Source != queue.SourceClaudeHook || req.Session == "" {
 		t.Errorf("request %+v", req)
 	}
-	mustContain(t, "the request as shown to the human", a.shownFirst(), `"justification": "make data.txt private (e2e)"`, "chmod 600 data.txt")
+	mustContain(t, "the request as shown to the human", a.shownFirst(), `"justification": "make data.txt private (e2e)"`, "chown --reference=data.txt data.txt")
 	mustContain(t, "claude's result", out, `"result":"finished"`)
 	e.verifyAudit(t, dir, req.ID)
 	if lines := e.auditLines(t, dir); strings.Contains(lines, `"tool.done"`) {

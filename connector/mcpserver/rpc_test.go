@@ -108,7 +108,7 @@ func TestInitializeNegotiatesTheVersion(t *testing.T) {
 func TestCancelledCallGetsNoAnswer(t *testing.T) {
 	fx := newFixture(t)
 	r := fx.raw()
-	r.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_privileged","arguments":{"command":"chmod 600 x","reason":"r","wait_seconds":600}}}`)
+	r.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_privileged","arguments":{"command":"chown --reference=x x","reason":"r","wait_seconds":600}}}`)
 	waitFor(t, "the request", func() bool { p, _ := fx.q.Pending(); return len(p) == 1 })
 	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
 	r.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)

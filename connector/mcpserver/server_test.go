@@ -12,9 +12,9 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// escalating is a command the default policy escalates (chmod), with a
+// escalating is a command the default policy escalates (chown), with a
 // side effect counting its runs.
-const escalating = `chmod 600 data.txt && echo run >> runs.txt && echo MARKER-$(wc -l < runs.txt) && echo warn >&2`
+const escalating = `chown --reference=data.txt data.txt && echo run >> runs.txt && echo MARKER-$(wc -l < runs.txt) && echo warn >&2`
 
 func TestToolsListAndAnnotations(t *testing.T) {
 	fx := newFixture(t)
@@ -142,8 +142,8 @@ func TestRunEscalatedDeniedOrFailing(t *testing.T) {
 		name, command, deny, status, want string
 		exit                              int
 	}{
-		{"human denies", "chmod 600 data.txt", "not today", "denied", "DENIED by tester@test via cli", -1},
-		{"command fails", "chmod 600 data.txt && echo boom >&2 && exit 3", "", "approved", "exit code 3 (the command itself failed)", 3},
+		{"human denies", "chown --reference=data.txt data.txt", "not today", "denied", "DENIED by tester@test via cli", -1},
+		{"command fails", "chown --reference=data.txt data.txt && echo boom >&2 && exit 3", "", "approved", "exit code 3 (the command itself failed)", 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,7 +193,7 @@ func TestProgressNotificationsWhileWaiting(t *testing.T) {
 	}
 	// Without a token, no progress is sent.
 	before := len(c.progress())
-	c.call(t, ToolRun, map[string]any{"command": "chmod 600 data.txt", "reason": "again"}, nil)
+	c.call(t, ToolRun, map[string]any{"command": "chown --reference=data.txt data.txt", "reason": "again"}, nil)
 	if after := len(c.progress()); after != before {
 		t.Errorf("%d progress notifications without a token", after-before)
 	}
