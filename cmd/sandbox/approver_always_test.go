@@ -12,14 +12,14 @@ import (
 func TestWatchApproveAlwaysRemembers(t *testing.T) {
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
-	r3 := startRequest(t, root, "s3", "one\n", "--stdin", "--", "tee", "-a", "always.txt")
+	r3 := startRequest(t, root, "s3", "one\n", "--stdin", "--", "dd", "oflag=append", "conv=notrunc", "of=always.txt")
 	screen.waitFor(t, "── request "+r3.id, 1)
 	key("A")
 	if code := r3.wait(); code != 0 {
 		t.Fatalf("approve always: exit %d, stderr %q\nwatch:\n%s", code, r3.err.String(), screen.String())
 	}
-	screen.waitFor(t, "remembered: tee -a always.txt", 1)
-	r4 := startRequest(t, root, "s4", "one\n", "--stdin", "--", "tee", "-a", "always.txt")
+	screen.waitFor(t, "remembered: dd oflag=append conv=notrunc of=always.txt", 1)
+	r4 := startRequest(t, root, "s4", "one\n", "--stdin", "--", "dd", "oflag=append", "conv=notrunc", "of=always.txt")
 	if code := r4.wait(); code != 0 {
 		t.Fatalf("remembered request: exit %d, stderr %q", code, r4.err.String())
 	}
@@ -41,20 +41,20 @@ func TestWatchApproveAlwaysRemembers(t *testing.T) {
 func TestWatchApproveAlwaysGeneral(t *testing.T) {
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
-	r1 := startRequest(t, root, "s1", "one\n", "--stdin", "--", "tee", "-a", "a.txt")
+	r1 := startRequest(t, root, "s1", "one\n", "--stdin", "--", "dd", "oflag=append", "conv=notrunc", "of=a.txt")
 	screen.waitFor(t, "── request "+r1.id, 1)
-	screen.waitFor(t, "the narrowest rule that would allow it: shell allow \"tee -a a.txt\"", 1)
-	screen.waitFor(t, "shell exact `tee -a a.txt`  or [g] general `tee **`", 1)
+	screen.waitFor(t, "the narrowest rule that would allow it: shell allow \"dd oflag=append conv=notrunc of=a.txt\"", 1)
+	screen.waitFor(t, "shell exact `dd oflag=append conv=notrunc of=a.txt`  or [g] general `dd **`", 1)
 	key("A g")
 	if code := r1.wait(); code != 0 {
 		t.Fatalf("approve always general: exit %d, stderr %q\nwatch:\n%s", code, r1.err.String(), screen.String())
 	}
-	screen.waitFor(t, "remembered: tee **", 1)
-	r2 := startRequest(t, root, "s2", "two\n", "--stdin", "--", "tee", "b.txt")
+	screen.waitFor(t, "remembered: dd **", 1)
+	r2 := startRequest(t, root, "s2", "two\n", "--stdin", "--", "dd", "of=b.txt")
 	if code := r2.wait(); code != 0 {
 		t.Fatalf("remembered request: exit %d, stderr %q", code, r2.err.String())
 	}
-	screen.waitFor(t, r2.id+" approved by remembered decision tee **", 1)
+	screen.waitFor(t, r2.id+" approved by remembered decision dd **", 1)
 	key("q")
 	if code := wait(); code != 0 {
 		t.Errorf("watch exit %d", code)
@@ -69,7 +69,7 @@ func TestWatchOffersRuleOnThirdApproval(t *testing.T) {
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
 	for i, name := range []string{"a.txt", "b.txt", "c.txt"} {
-		r := startRequest(t, root, "s", "x\n", "--stdin", "--", "tee", "-a", name)
+		r := startRequest(t, root, "s", "x\n", "--stdin", "--", "dd", "oflag=append", "conv=notrunc", "of="+name)
 		screen.waitFor(t, "── request "+r.id, 1)
 		key("a")
 		if code := r.wait(); code != 0 {
@@ -80,17 +80,17 @@ func TestWatchOffersRuleOnThirdApproval(t *testing.T) {
 			t.Fatalf("offered a rule after %d approvals:\n%s", i+1, screen.String())
 		}
 	}
-	screen.waitFor(t, "shell `tee -a **` approved 3 times in 1 day", 1)
-	screen.waitFor(t, "[y] always allow shell `tee -a **` in this folder", 1)
+	screen.waitFor(t, "shell `dd oflag=append conv=notrunc **` approved 3 times in 1 day", 1)
+	screen.waitFor(t, "[y] always allow shell `dd oflag=append conv=notrunc **` in this folder", 1)
 	key("y")
-	screen.waitFor(t, "remembered: shell `tee -a **`", 1)
-	r4 := startRequest(t, root, "s", "x\n", "--stdin", "--", "tee", "-a", "d.txt")
+	screen.waitFor(t, "remembered: shell `dd oflag=append conv=notrunc **`", 1)
+	r4 := startRequest(t, root, "s", "x\n", "--stdin", "--", "dd", "oflag=append", "conv=notrunc", "of=d.txt")
 	if code := r4.wait(); code != 0 {
 		t.Fatalf("remembered request: exit %d", code)
 	}
-	screen.waitFor(t, r4.id+" approved by remembered decision tee -a **", 1)
+	screen.waitFor(t, r4.id+" approved by remembered decision dd oflag=append conv=notrunc **", 1)
 	// A different shape is not covered.
-	r5 := startRequest(t, root, "s", "x\n", "--stdin", "--", "tee", "e.txt")
+	r5 := startRequest(t, root, "s", "x\n", "--stdin", "--", "dd", "of=e.txt")
 	screen.waitFor(t, "── request "+r5.id, 1)
 	key("d")
 	r5.wait()
