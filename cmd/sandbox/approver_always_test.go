@@ -108,22 +108,22 @@ func TestWatchOffersRuleOnThirdApproval(t *testing.T) {
 func TestWatchApproveAlwaysPerPart(t *testing.T) {
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
-	script := "tee -a a.txt </dev/null && tree -L 1 >/dev/null; true"
+	script := "dd oflag=append conv=notrunc of=a.txt </dev/null && numfmt --to=iec 1024 >/dev/null; true"
 	r1 := startRequest(t, root, "s1", "", "--script", script)
 	screen.waitFor(t, "── request "+r1.id, 1)
 	key("A g e")
-	screen.waitFor(t, "part 1/2 shell tee -a a.txt: [Enter] exact `tee -a a.txt`  [g] general `tee **`", 1)
-	screen.waitFor(t, "part 2/2 shell tree -L 1: [Enter] exact `tree -L 1`", 1)
+	screen.waitFor(t, "part 1/2 shell dd oflag=append conv=notrunc of=a.txt: [Enter] exact `dd oflag=append conv=notrunc of=a.txt`  [g] general `dd **`", 1)
+	screen.waitFor(t, "part 2/2 shell numfmt --to=iec 1024: [Enter] exact `numfmt --to=iec 1024`", 1)
 	if code := r1.wait(); code != 0 {
 		t.Fatalf("approve always per part: exit %d, stderr %q\nwatch:\n%s", code, r1.err.String(), screen.String())
 	}
-	screen.waitFor(t, "remembered: shell `tee **`; shell `tree -L 1`", 1)
-	r2 := startRequest(t, root, "s2", "", "--script", "tee -a b.txt </dev/null && tree -L 1 >/dev/null; true")
+	screen.waitFor(t, "remembered: shell `dd **`; shell `numfmt --to=iec 1024`", 1)
+	r2 := startRequest(t, root, "s2", "", "--script", "dd oflag=append conv=notrunc of=b.txt </dev/null && numfmt --to=iec 1024 >/dev/null; true")
 	if code := r2.wait(); code != 0 {
 		t.Fatalf("covered request: exit %d", code)
 	}
 	screen.waitFor(t, r2.id+" approved by remembered decision", 1)
-	r3 := startRequest(t, root, "s3", "", "--script", "tee -a c.txt </dev/null && tree -L 2 >/dev/null; true")
+	r3 := startRequest(t, root, "s3", "", "--script", "dd oflag=append conv=notrunc of=c.txt </dev/null && numfmt --to=iec 2048 >/dev/null; true")
 	screen.waitFor(t, "── request "+r3.id, 1)
 	key("d")
 	r3.wait()
