@@ -14,7 +14,7 @@ func TestCheckPartsRefusesRulesThatDoNotFit(t *testing.T) {
 	tf := newTestFolder(t)
 	mem := withDefaultPolicy(t, tf)
 	req := &queue.Request{Kind: queue.KindShell, Cwd: tf.f.Root,
-		Shell: &queue.ShellPayload{Shell: "bash", Script: "npm install x && tree -L 1"}}
+		Shell: &queue.ShellPayload{Shell: "bash", Script: "npm install x && numfmt --to=iec 1024"}}
 	sh := func(p string) policy.Remembered {
 		return policy.Remembered{Trigger: policy.Shell, Tier: policy.Allow, Pattern: p}
 	}
@@ -23,11 +23,11 @@ func TestCheckPartsRefusesRulesThatDoNotFit(t *testing.T) {
 		rules []policy.Remembered
 		ok    bool
 	}{
-		{"one per part", []policy.Remembered{sh("npm install **"), sh("tree -L 1")}, true},
+		{"one per part", []policy.Remembered{sh("npm install **"), sh("numfmt --to=iec 1024")}, true},
 		{"one part left", []policy.Remembered{sh("npm install **")}, false},
-		{"a rule that lifts nothing here", []policy.Remembered{sh("npm install **"), sh("tree -L 1"), sh("curl **")}, false},
+		{"a rule that lifts nothing here", []policy.Remembered{sh("npm install **"), sh("numfmt --to=iec 1024"), sh("curl **")}, false},
 		{"an unrelated rule in place of one", []policy.Remembered{sh("npm install **"), sh("sudo **")}, false},
-		{"the tier given is ignored: always remembers allows", []policy.Remembered{sh("npm install **"), {Trigger: policy.Shell, Tier: policy.Deny, Pattern: "tree -L 1"}}, true},
+		{"the tier given is ignored: always remembers allows", []policy.Remembered{sh("npm install **"), {Trigger: policy.Shell, Tier: policy.Deny, Pattern: "numfmt --to=iec 1024"}}, true},
 		{"nothing", nil, false},
 	}
 	for _, tc := range tests {
