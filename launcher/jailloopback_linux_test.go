@@ -176,7 +176,7 @@ func TestJailLoopbackRefusalSaysHowToAsk(t *testing.T) {
 	b.Apply(&o)
 	out, _ := runJailed(t, o)
 	for _, want := range []string{"403 " + RefusedText, "X-Sandbox-Ask: sandbox request --reason", "is a service on this machine",
-		"to ask a human, run the command that needs it as: sandbox request"} {
+		"to ask a human (unless one has just denied it), run the command that needs it as: sandbox request"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the refusal lacks %q:\n%s", want, out)
 		}

@@ -65,7 +65,7 @@ func TestProxyRefusalSaysHowToAsk(t *testing.T) {
 		"HTTP/1.1 403 " + RefusedText + "\r\n",
 		"X-Sandbox-Refused: 127.0.0.1:5432\r\n",
 		"X-Sandbox-Ask: sandbox request --reason 'needs 127.0.0.1:5432' -- COMMAND ARGS...\r\n",
-		"sandbox: to ask a human, run the command that needs it as: sandbox request --reason 'needs 127.0.0.1:5432' -- COMMAND ARGS...",
+		"sandbox: to ask a human (unless one has just denied it), run the command that needs it as: sandbox request --reason 'needs 127.0.0.1:5432' -- COMMAND ARGS...",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("refusal lacks %q:\n%s", want, got)

@@ -24,7 +24,7 @@ func AskCommand(hostport string) string {
 func writeRefusal(c net.Conn, hostport, reason string) {
 	ask := AskCommand(hostport)
 	body := "sandbox: " + hostport + " denied: " + reason + "\n" +
-		"sandbox: to ask a human, run the command that needs it as: " + ask
+		"sandbox: to ask a human (unless one has just denied it), run the command that needs it as: " + ask
 	writeAnswer(c, 403, RefusedText, []string{
 		"X-Sandbox-Refused: " + headerSafe(hostport),
 		"X-Sandbox-Ask: " + headerSafe(ask),

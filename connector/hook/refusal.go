@@ -15,7 +15,7 @@ import (
 // CONNECT that got a 403 (the jail's only proxy is sandbox's).
 var proxyRefusals = []string{
 	"Forbidden by sandbox",
-	"sandbox: to ask a human, run the command that needs it as:",
+	"sandbox: to ask a human (unless one has just denied it), run the command that needs it as:",
 	"CONNECT tunnel failed, response 403",
 	"Received HTTP code 403 from proxy after CONNECT",
 }

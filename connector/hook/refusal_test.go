@@ -26,7 +26,7 @@ func TestRefusalNote(t *testing.T) {
 		{"read-only inside the project", "cp: cannot create regular file '/proj/.git/config': Read-only file system",
 			"the jail refused a write to /proj/.git/config"},
 		{"read-only, no path", "sqlite: attempt to write: Read-only file system", "the jail refused a write;"},
-		{"proxy body", "sandbox: example.com:443 denied: nobody decided\nsandbox: to ask a human, run the command that needs it as: sandbox request ...",
+		{"proxy body", "sandbox: example.com:443 denied: nobody decided\nsandbox: to ask a human (unless one has just denied it), run the command that needs it as: sandbox request ...",
 			"the jail refused a connection to example.com:443; to ask a human to run this command outside the jail, run: sandbox request --reason 'needs a connection to example.com:443' --script"},
 		{"curl CONNECT", "curl: (56) CONNECT tunnel failed, response 403", "the jail refused a connection;"},
 		{"python CONNECT", "ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden by sandbox'))",
