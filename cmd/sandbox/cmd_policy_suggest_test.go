@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -98,6 +101,14 @@ func TestPolicySuggestCLI(t *testing.T) {
 			t.Errorf("suggested %q (CI's or denied):\n%s", not, out)
 		}
 	}
+	var rep suggestReport
+	if code, out, errw := runCLI(t, "policy", "suggest", "--dir", root, "--json"); code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("suggest --json: %d %s %s", code, out, errw)
+	}
+	if len(rep.Suggestions) != 1 || rep.Suggestions[0].Pattern != "npm install **" || rep.Suggestions[0].Count != 3 ||
+		rep.Suggestions[0].Replaces != "npm install **" || !strings.Contains(rep.Diff, "learned: approved 3 times") || rep.Written {
+		t.Errorf("suggest --json: %+v", rep)
+	}
 	pol := filepath.Join(root, folder.DirName, "policy.yaml")
 	if data, _ := os.ReadFile(pol); string(data) != suggestPolicy {
 		t.Fatal("suggest without --write changed policy.yaml")
@@ -154,5 +165,20 @@ func TestPolicySuggestRefusesTamperedLog(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, folder.DirName, "policy.yaml")); string(data) != suggestPolicy {
 		t.Error("policy.yaml changed from a tampered log")
+	}
+}
+
+// Approvals older than --days teach nothing.
+func TestPolicySuggestWindow(t *testing.T) {
+	root := suggestProject(t)
+	var out, errw strings.Builder
+	opts := &suggestOptions{days: 30, min: 3, out: &out, err: &errw,
+		now: func() time.Time { return time.Now().Add(31 * 24 * time.Hour) }}
+	opts.dir.dir = root
+	if err := runPolicySuggest(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "No repeated approvals") {
+		t.Errorf("31 days later: %s", out.String())
 	}
 }
