@@ -55,7 +55,12 @@ git push origin refs/heads/missing; echo "failing=$?"`
 }
 
 // loopbackServer serves "hello from NAME" on 127.0.0.2 (not in the
-// jail's NO_PROXY, so clients go through the proxy).
+// jail's NO_PROXY, so clients go through the proxy). It stands for a host
+// of the network: a service on this machine is reached only through a
+// rule that names it (the proxy refuses it outright otherwise), so the
+// tests' policies name 127.0.0.2 (escalateLoopback2).
+const escalateLoopback2 = "network:\n  escalate: [\"127.0.0.2\"]\n"
+
 func loopbackServer(t *testing.T, name string, tls bool) (url string, port int) {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.2:0")
@@ -81,7 +86,7 @@ func curl(url string) string {
 // An unlisted destination escalates: approved once it passes (plain HTTP
 // and a CONNECT tunnel), denied it gets a 403 with the reason.
 func TestRunCurlThroughTheProxyEscalates(t *testing.T) {
-	p := newRunProject(t, "")
+	p := newRunProject(t, "version: 1\n"+escalateLoopback2)
 	urlA, portA := loopbackServer(t, "A", false)
 	urlB, portB := loopbackServer(t, "B", false)
 	urlC, portC := loopbackServer(t, "C", true)
@@ -132,7 +137,7 @@ ci:
     deny: [{pattern: "git push origin HEAD:refs/heads/main", reason: "main is protected"}]
   network:
     approve: ["127.0.0.2:` + strconv.Itoa(portA) + `"]
-`
+` + escalateLoopback2
 	p := newRunProject(t, policy)
 	script := `git push origin HEAD:refs/heads/ci; echo "ci=$?"
 git push origin HEAD:refs/heads/main; echo "main=$?"
