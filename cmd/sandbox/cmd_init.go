@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/policy"
@@ -28,6 +29,7 @@ var integrationFlags = []struct{ name, help string }{
 type initOptions struct {
 	dirFlag
 	agents map[string]*bool
+	nested bool
 	out    io.Writer
 }
 
@@ -46,6 +48,7 @@ func newInitCmd() *cobra.Command {
 	for _, f := range integrationFlags {
 		opts.agents[f.name] = cmd.Flags().Bool(f.name, false, f.help)
 	}
+	cmd.Flags().BoolVar(&opts.nested, "nested", false, "create a separate project inside an enclosing one (it then governs this subfolder)")
 	return cmd
 }
 
@@ -54,10 +57,15 @@ func runInit(_ context.Context, opts *initOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseNested(f, opts.nested); err != nil {
+		return err
+	}
 	st, err := userstate.Open(true)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(opts.out, "Project folder: %s\n", display.EscapeLine(f.Root))
+	rerun := f.Exists()
 	if err := createLayout(opts.out, f); err != nil {
 		return err
 	}
@@ -67,7 +75,11 @@ func runInit(_ context.Context, opts *initOptions, args []string) error {
 	if err := printJailProbe(opts.out, st); err != nil {
 		return err
 	}
-	return installIntegrations(opts, f)
+	if err := installIntegrations(opts, f); err != nil {
+		return err
+	}
+	printInitSummary(opts.out, f, st, rerun)
+	return nil
 }
 
 // initTarget is the folder init works on: --dir, DIR, or the current
@@ -139,9 +151,12 @@ func reportExistingPolicy(out io.Writer, f folder.Folder, st *userstate.State) e
 }
 
 func installIntegrations(opts *initOptions, f folder.Folder) error {
-	exe, err := os.Executable()
+	if !anyAgent(opts) {
+		return nil
+	}
+	exe, err := wiringExe(opts.out)
 	if err != nil {
-		return fmt.Errorf("init: locating the sandbox binary: %w", err)
+		return err
 	}
 	m, err := install.LoadManifest(f)
 	if err != nil {

@@ -116,13 +116,13 @@ func TestUninstallRemovesExactlyWhatInitAdded(t *testing.T) {
 	if got, _ := os.ReadFile(userFile); !strings.Contains(string(got), "sandbox") || !strings.Contains(string(got), "opus") {
 		t.Fatalf("hooks not merged into the user's settings:\n%s", got)
 	}
-	if code, _, errs := run(t, root, "uninstall", root); code != 0 {
+	if code, _, errs := run(t, root, "uninstall", root, "--yes"); code != 0 {
 		t.Fatalf("uninstall: %d %s", code, errs)
 	}
 	if !equalSnapshots(before, snapshot(t, root)) {
 		t.Fatalf("uninstall did not restore the folder:\n%v\n%v", before, snapshot(t, root))
 	}
-	if code, _, errs := run(t, root, "uninstall", root, "--purge"); code != 0 {
+	if code, _, errs := run(t, root, "uninstall", root, "--purge", "--yes"); code != 0 {
 		t.Fatalf("uninstall --purge: %d %s", code, errs)
 	}
 	if _, err := os.Lstat(filepath.Join(root, folder.DirName)); !os.IsNotExist(err) {

@@ -3,6 +3,7 @@ package claude
 import (
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -25,8 +26,24 @@ type Integration struct{}
 // Name is the init flag.
 func (Integration) Name() string { return "claude" }
 
-// Command is the hook command line for the sandbox binary at exe.
-func Command(exe, agent string) string { return ShellQuote(exe) + " hook " + agent }
+// Command is the hook command line for the sandbox binary at exe. For
+// install.PortableExe it is the binary found on the agent's PATH, guarded
+// so that a machine without it refuses every call with a message saying
+// so (exit 2, the agents' "refuse") instead of letting the call through
+// unchecked, which is what the shell's own "not found" (127) would do.
+func Command(exe, agent string) string {
+	if exe == install.PortableExe && runtime.GOOS != "windows" {
+		return "command -v sandbox >/dev/null 2>&1 || { echo " + ShellQuote(missingBinary) +
+			" >&2; exit 2; }; exec sandbox hook " + agent
+	}
+	return ShellQuote(exe) + " hook " + agent
+}
+
+// missingBinary is what the agent and its user read on every tool call of
+// a machine where the committed hooks cannot find sandbox.
+const missingBinary = "sandbox: this project checks every tool call with sandbox, " +
+	"which is not installed or not on PATH here, so the call is refused (nothing runs unchecked). " +
+	"Install sandbox, put it on PATH, run `sandbox doctor` in the project, then restart the agent."
 
 // Install merges the hooks into the settings file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {

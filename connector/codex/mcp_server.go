@@ -45,8 +45,12 @@ func (WithMCP) Name() string { return "codex" }
 // ("approve"), and a call may wait for that human up to the server's
 // longest wait.
 func MCPBlock(exe, root string) string {
-	return fmt.Sprintf("%s\n[mcp_servers.%s]\ncommand = %s\nargs = [%s, %s]\ntool_timeout_sec = %d\ndefault_tools_approval_mode = \"approve\"\n%s\n",
-		mcpBeginMarker, mcpserver.ServerName, tomlString(exe), tomlString("mcp"), tomlString(root),
+	args := tomlString("mcp") + ", " + tomlString(root)
+	if exe == install.PortableExe {
+		args = tomlString("mcp")
+	}
+	return fmt.Sprintf("%s\n[mcp_servers.%s]\ncommand = %s\nargs = [%s]\ntool_timeout_sec = %d\ndefault_tools_approval_mode = \"approve\"\n%s\n",
+		mcpBeginMarker, mcpserver.ServerName, tomlString(exe), args,
 		int(mcpserver.ClientTimeout.Seconds()), mcpEndMarker)
 }
 

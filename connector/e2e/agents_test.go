@@ -92,7 +92,7 @@ func TestInitEveryAgentThenUninstall(t *testing.T) {
 			t.Errorf("%s was not merged into:\n%s", rel, got)
 		}
 	}
-	e.mustSandbox("uninstall", dir)
+	e.mustSandbox("uninstall", dir, "--yes")
 	for rel, content := range user {
 		if got := readFile(t, filepath.Join(dir, rel)); got != content {
 			t.Errorf("%s after uninstall:\n%q\nwant\n%q", rel, got, content)

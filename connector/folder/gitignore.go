@@ -18,12 +18,22 @@ func (f Folder) GitIgnore() string { return filepath.Join(f.Dir(), ".gitignore")
 
 // gitIgnoreRules are the lines .sandbox/.gitignore must start with; a
 // user's own lines may follow them (later lines win in git).
-var gitIgnoreRules = []byte(`# Written by sandbox init: only the policy (and this file) belong in git;
+var gitIgnoreRules = []byte(`# Written by sandbox init: only the policy, the record of what init wired
+# (installed.json, for uninstall) and this file belong in git; the rest of
+# .sandbox/ is local state. Lines you add below are kept.
+*
+!/.gitignore
+!/policy.yaml
+!/installed.json
+`)
+
+// oldGitIgnoreRules are the rules earlier versions wrote, replaced in place.
+var oldGitIgnoreRules = [][]byte{[]byte(`# Written by sandbox init: only the policy (and this file) belong in git;
 # the rest of .sandbox/ is local state. Lines you add below are kept.
 *
 !/.gitignore
 !/policy.yaml
-`)
+`)}
 
 // WriteGitIgnore creates .sandbox/.gitignore, or puts its rules at the top
 // of an existing one that lacks them, keeping the user's lines. It reports
@@ -37,7 +47,10 @@ func (f Folder) WriteGitIgnore() (bool, error) {
 	if bytes.HasPrefix(old, gitIgnoreRules) {
 		return false, nil
 	}
-	data := append(append([]byte{}, gitIgnoreRules...), bytes.TrimPrefix(old, gitIgnoreRules)...)
+	for _, o := range oldGitIgnoreRules {
+		old = bytes.TrimPrefix(old, o)
+	}
+	data := append(append([]byte{}, gitIgnoreRules...), old...)
 	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return false, err
 	}

@@ -23,9 +23,17 @@ var ErrNotAvailable = errors.New("integration not available yet")
 // Env is what an integration needs to know to install itself.
 type Env struct {
 	Folder folder.Folder
-	// Exe is the absolute path of the sandbox binary the hooks must run.
+	// Exe is the absolute path of the sandbox binary the hooks must run,
+	// or PortableExe: the one on the agent's PATH, for wiring a team
+	// commits (a teammate's binary lives elsewhere).
 	Exe string
 }
+
+// PortableExe as Env.Exe makes the written configuration name the binary
+// found on PATH (`sandbox`) and no absolute path of this machine: no
+// binary path, and no project root (the MCP server finds the project
+// from the directory the agent starts it in).
+const PortableExe = "sandbox"
 
 // Change is one thing an integration added, opaque to everyone but the
 // integration itself: it is stored in .sandbox/installed.json and handed

@@ -30,6 +30,9 @@ type Entry struct {
 // NewEntry is the entry that starts `sandbox mcp ROOT` with the sandbox
 // binary at exe (absolute).
 func NewEntry(exe, root string) Entry {
+	if exe == install.PortableExe {
+		return Entry{Command: exe, Args: []string{"mcp"}}
+	}
 	return Entry{Command: exe, Args: []string{"mcp", root}}
 }
 

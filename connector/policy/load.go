@@ -52,13 +52,15 @@ func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warnin
 	}
 	accepted, sha, aerr := readAccepted(f, st)
 	same := aerr == nil && current != nil && bytes.Equal(current, accepted)
+	if errors.Is(aerr, ErrNotAccepted) {
+		// One true message: with nothing accepted there is no "accepted
+		// policy in force", so no pending-change warning beside it.
+		return nil, StatusNothingAccepted, append(warns, notAccepted(f, current)), nil
+	}
 	if current != nil && !same {
 		warns = append(warns, validate(f, current)...)
 	}
 	switch {
-	case errors.Is(aerr, ErrNotAccepted):
-		return nil, StatusNothingAccepted, append(warns, Warning{WarnNotAccepted,
-			"no policy has been accepted for this folder: everything escalates until `sandbox policy accept`"}), nil
 	case errors.Is(aerr, ErrBadRecord):
 		return nil, StatusNothingAccepted, append(warns, Warning{WarnBadRecord, fmt.Sprintf(
 			"%v: everything escalates until `sandbox policy accept`", aerr)}), nil
@@ -107,4 +109,18 @@ func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []by
 	}
 	_ = writeCache(dir, st, f.Root, p) // a failed cache only costs time
 	return p, nil
+}
+
+// notAccepted is the one warning of a folder whose policy this user has
+// never accepted on this machine: a teammate's fresh clone, or a new
+// machine.
+func notAccepted(f folder.Folder, current []byte) Warning {
+	msg := "no policy is accepted for this folder on this machine yet (a fresh clone or a new machine), " +
+		"so every call escalates to a human: review and accept .sandbox/policy.yaml with `sandbox policy accept`"
+	if current != nil {
+		if _, err := Parse(f.Policy(), current); err != nil {
+			msg += fmt.Sprintf(" (it is invalid now: %v)", err)
+		}
+	}
+	return Warning{WarnNotAccepted, msg}
 }

@@ -124,10 +124,15 @@ func createKey(path string) ([]byte, error) {
 // FolderDir is the per-folder state directory for the project whose
 // absolute, symlink-resolved root is root. It is created (0700) on demand.
 func (s *State) FolderDir(root string) (string, error) {
-	sum := sha256.Sum256([]byte(root))
-	dir := filepath.Join(s.Dir, "folders", hex.EncodeToString(sum[:12]))
+	dir := s.FolderPath(root)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("per-folder state: %w", err)
 	}
 	return dir, nil
+}
+
+// FolderPath is where FolderDir keeps root's state, without creating it.
+func (s *State) FolderPath(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(s.Dir, "folders", hex.EncodeToString(sum[:12]))
 }
