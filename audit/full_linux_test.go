@@ -28,13 +28,13 @@ func mountTmpfs(t *testing.T, dir, size string) {
 // partial line behind, and appends again once there is room.
 func TestAuditDirFull(t *testing.T) {
 	e := newEnv(t)
-	mountTmpfs(t, e.f.Audit(), "64k")
+	mountTmpfs(t, e.dir(), "64k")
 	l := e.open(t)
 	defer l.Close()
 	if _, err := l.Append(testEntry(0)); err != nil {
 		t.Fatal(err)
 	}
-	filler := filepath.Join(e.f.Audit(), "filler")
+	filler := filepath.Join(e.dir(), "filler")
 	fillUp(t, filler)
 	var err error
 	for i := 0; i < 100 && err == nil; i++ {
@@ -78,20 +78,20 @@ func fillUp(t *testing.T, path string) {
 func TestAuditDirReadOnly(t *testing.T) {
 	e := newEnv(t)
 	if os.Geteuid() == 0 {
-		mountTmpfs(t, e.f.Audit(), "1m")
+		mountTmpfs(t, e.dir(), "1m")
 	}
 	e.appendN(t, 3)
 	if os.Geteuid() == 0 {
-		if err := unix.Mount("", e.f.Audit(), "", unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
+		if err := unix.Mount("", e.dir(), "", unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
 			t.Fatalf("remount read-only: %v", err)
 		}
 	} else {
-		for _, p := range []string{e.logPath(), filepath.Join(e.f.Audit(), lockFile), e.f.Audit()} {
+		for _, p := range []string{e.logPath(), filepath.Join(e.dir(), lockFile), e.dir()} {
 			if err := os.Chmod(p, 0o500); err != nil {
 				t.Fatal(err)
 			}
 		}
-		t.Cleanup(func() { os.Chmod(e.f.Audit(), 0o700) })
+		t.Cleanup(func() { os.Chmod(e.dir(), 0o700) })
 	}
 	l, err := Open(e.f, e.st)
 	if err == nil {

@@ -84,7 +84,16 @@ func (e env) open(t testing.TB, opts ...Option) *Log {
 	return l
 }
 
-func (e env) logPath() string { return filepath.Join(e.f.Audit(), LiveFile) }
+func (e env) logPath() string { return filepath.Join(e.dir(), LiveFile) }
+
+// dir is the folder's audit dir (in the per-user state).
+func (e env) dir() string {
+	d, err := Dir(e.f, e.st)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
 
 // appendN appends n records through a fresh Log and closes it.
 func (e env) appendN(t testing.TB, n int, opts ...Option) []Record {

@@ -45,7 +45,7 @@ type Log struct {
 }
 
 // Open prepares appending to f's audit log with the per-user key and anchor
-// in st. It creates .sandbox/audit/ when missing; the log itself is read
+// in st. It creates the audit dir (Dir) when missing; the log itself is read
 // and created under the lock at the first Append.
 func Open(f folder.Folder, st *userstate.State, opts ...Option) (*Log, error) {
 	o := defaultOptions()
@@ -59,15 +59,16 @@ func Open(f folder.Folder, st *userstate.State, opts ...Option) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureDir(f.Audit()); err != nil {
+	dir, err := Dir(f, st)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAppend, err)
 	}
-	lock, err := openLock(filepath.Join(f.Audit(), lockFile))
+	lock, err := openLock(filepath.Join(dir, lockFile))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAppend, err)
 	}
 	l := &Log{
-		path: filepath.Join(f.Audit(), LiveFile), anchors: anchors, lock: lock,
+		path: filepath.Join(dir, LiveFile), anchors: anchors, lock: lock,
 		opts: o, sig: newSigner(st.Key),
 	}
 	l.cond = sync.NewCond(&l.mu)

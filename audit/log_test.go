@@ -22,7 +22,7 @@ func TestAppendVerifyRead(t *testing.T) {
 				t.Fatalf("report = %+v", rep)
 			}
 			var got []Record
-			err := Read(context.Background(), e.f, e.st.Key, 0, func(r Record) error {
+			err := Read(context.Background(), e.f, e.st, 0, func(r Record) error {
 				got = append(got, r)
 				return nil
 			})
@@ -161,7 +161,7 @@ func TestRefusesLinks(t *testing.T) {
 			if err := os.WriteFile(target, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Symlink(target, filepath.Join(e.f.Audit(), name)); err != nil {
+			if err := os.Symlink(target, filepath.Join(e.dir(), name)); err != nil {
 				t.Fatal(err)
 			}
 			l, err := Open(e.f, e.st)

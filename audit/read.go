@@ -12,27 +12,35 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // Read calls fn for every record with Seq > after, in log order (every
 // *.jsonl file in name order), as the log is now. Lines that are not
-// records are skipped: Verify, not Read, judges the log. With a key, each
-// record's Authentic says whether its HMAC checks out.
-func Read(ctx context.Context, f folder.Folder, key []byte, after uint64, fn func(Record) error) error {
-	return newTailer(f, key, after).poll(ctx, fn)
+// records are skipped: Verify, not Read, judges the log. Each record's
+// Authentic says whether its HMAC checks out with st's key.
+func Read(ctx context.Context, f folder.Folder, st *userstate.State, after uint64, fn func(Record) error) error {
+	t, err := newTailer(f, st, after)
+	if err != nil {
+		return err
+	}
+	return t.poll(ctx, fn)
 }
 
 // Follow is Read, then waits for new records until ctx ends (returning
 // ctx.Err()) or fn fails. It wakes on fsnotify events in the audit dir
 // and, as a fallback where notification is unavailable, polls.
-func Follow(ctx context.Context, f folder.Folder, key []byte, after uint64, fn func(Record) error) error {
-	t := newTailer(f, key, after)
+func Follow(ctx context.Context, f folder.Folder, st *userstate.State, after uint64, fn func(Record) error) error {
+	t, err := newTailer(f, st, after)
+	if err != nil {
+		return err
+	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	every := 250 * time.Millisecond
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		defer w.Close()
-		if w.Add(f.Audit()) == nil {
+		if w.Add(t.dir) == nil {
 			events, errs, every = w.Events, w.Errors, 2*time.Second
 		}
 	}
@@ -60,12 +68,12 @@ type tailer struct {
 	offsets map[string]int64
 }
 
-func newTailer(f folder.Folder, key []byte, after uint64) *tailer {
-	t := &tailer{dir: f.Audit(), after: after, offsets: map[string]int64{}}
-	if len(key) > 0 {
-		t.sig = newSigner(key)
+func newTailer(f folder.Folder, st *userstate.State, after uint64) (*tailer, error) {
+	dir, err := Dir(f, st)
+	if err != nil {
+		return nil, err
 	}
-	return t
+	return &tailer{dir: dir, after: after, offsets: map[string]int64{}, sig: newSigner(st.Key)}, nil
 }
 
 // poll reads the complete lines added to every file since the last poll.

@@ -20,7 +20,7 @@ func TestReadAfterAndForged(t *testing.T) {
 	e.writeLines(t, lines)
 	var seqs []uint64
 	var authentic []bool
-	err := Read(context.Background(), e.f, e.st.Key, 1, func(r Record) error {
+	err := Read(context.Background(), e.f, e.st, 1, func(r Record) error {
 		seqs = append(seqs, r.Seq)
 		authentic = append(authentic, r.Authentic)
 		return nil
@@ -38,7 +38,7 @@ func TestFollow(t *testing.T) {
 	got := make(chan Record, 16)
 	done := make(chan error, 1)
 	go func() {
-		done <- Follow(ctx, e.f, e.st.Key, 0, func(r Record) error {
+		done <- Follow(ctx, e.f, e.st, 0, func(r Record) error {
 			got <- r
 			return nil
 		})
@@ -68,7 +68,10 @@ func TestFollowWaitsForWholeLines(t *testing.T) {
 	e.appendN(t, 1)
 	e.appendRaw(t, []byte(`{"seq":2,`))
 	n := 0
-	tl := newTailer(e.f, e.st.Key, 0)
+	tl, err := newTailer(e.f, e.st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	count := func(Record) error { n++; return nil }
 	if err := tl.poll(context.Background(), count); err != nil || n != 1 {
 		t.Fatalf("n=%d err=%v", n, err)

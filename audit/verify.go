@@ -28,7 +28,11 @@ func Verify(f folder.Folder, st *userstate.State) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, anchor, anchorErr, err := snapshot(f, anchors)
+	dir, err := Dir(f, st)
+	if err != nil {
+		return nil, err
+	}
+	files, anchor, anchorErr, err := snapshot(dir, anchors)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +42,7 @@ func Verify(f folder.Folder, st *userstate.State) (*Report, error) {
 	}
 	for i, lf := range files {
 		s.rep.Files = append(s.rep.Files, lf.rel)
-		if err := s.scanFile(filepath.Join(f.Audit(), lf.name), lf, i == len(files)-1); err != nil {
+		if err := s.scanFile(filepath.Join(dir, lf.name), lf, i == len(files)-1); err != nil {
 			return nil, err
 		}
 	}
@@ -50,8 +54,8 @@ func Verify(f folder.Folder, st *userstate.State) (*Report, error) {
 // the lock file exists, so that the log read is at least as long as the
 // anchored head and no append is half-done. An anchor that cannot be
 // trusted is returned as anchorErr: a finding, not a failure to verify.
-func snapshot(f folder.Folder, anchors *anchorStore) (files []logFile, a *point, anchorErr, err error) {
-	if lk, lerr := openRegular(filepath.Join(f.Audit(), lockFile), os.O_RDONLY, 0); lerr == nil {
+func snapshot(dir string, anchors *anchorStore) (files []logFile, a *point, anchorErr, err error) {
+	if lk, lerr := openRegular(filepath.Join(dir, lockFile), os.O_RDONLY, 0); lerr == nil {
 		l := &fileLock{f: lk}
 		defer l.close()
 		if err := l.acquire(false, defaultOptions().lockTimeout); err != nil {
@@ -68,7 +72,7 @@ func snapshot(f folder.Folder, anchors *anchorStore) (files []logFile, a *point,
 	case ok:
 		a = &p
 	}
-	files, err = listFiles(f.Audit())
+	files, err = listFiles(dir)
 	return files, a, anchorErr, err
 }
 

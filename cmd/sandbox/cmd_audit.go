@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/audit"
@@ -93,10 +94,11 @@ func runAuditVerify(_ context.Context, opts *auditVerifyOptions) error {
 	return nil
 }
 
-// hasRecords reports whether f's audit log holds anything like a record.
+// hasRecords reports whether, without a per-user state (where the log
+// lives), an older version's log is still in the project.
 func hasRecords(f folder.Folder) bool {
-	found := errors.New("found")
-	return errors.Is(audit.Read(context.Background(), f, nil, 0, func(audit.Record) error { return found }), found)
+	files, _ := filepath.Glob(filepath.Join(f.Audit(), "*.jsonl"))
+	return len(files) > 0
 }
 
 func printReport(w io.Writer, rep *audit.Report) {
@@ -155,12 +157,12 @@ func runAuditShow(ctx context.Context, opts *auditShowOptions) error {
 	if err != nil {
 		return err
 	}
-	var key []byte
-	if st, err := userstate.Open(false); err == nil {
-		key = st.Key
-	} else {
-		fmt.Fprintf(opts.err, "sandbox: warning: records not checked (%v)\n", err)
+	st, err := userstate.Open(false)
+	if err != nil {
+		fmt.Fprintln(opts.out, "no audit records: this user has no per-user state (where the log lives) yet")
+		return nil
 	}
+	key := st.Key
 	w := bufio.NewWriter(opts.out)
 	defer w.Flush()
 	emit := func(r audit.Record) error {
@@ -173,9 +175,9 @@ func runAuditShow(ctx context.Context, opts *auditShowOptions) error {
 		return nil
 	}
 	if !opts.follow {
-		return audit.Read(ctx, f, key, opts.after, emit)
+		return audit.Read(ctx, f, st, opts.after, emit)
 	}
-	err = audit.Follow(ctx, f, key, opts.after, emit)
+	err = audit.Follow(ctx, f, st, opts.after, emit)
 	if errors.Is(err, context.Canceled) {
 		return nil // Ctrl-C ends --follow
 	}

@@ -168,7 +168,7 @@ func TestInitKeepsBusStateOutOfGit(t *testing.T) {
 		t.Fatalf("init: %d %s", code, errs)
 	}
 	f := folder.Folder{Root: root}
-	for _, p := range []string{filepath.Join(f.Done(), "r1.json"), f.ResultLog("r1"), filepath.Join(f.Audit(), "log.jsonl"), filepath.Join(f.Pending(), "r2.json")} {
+	for _, p := range []string{filepath.Join(f.Done(), "r1.json"), f.ResultLog("r1"), filepath.Join(f.Originals(), "o1"), filepath.Join(f.Pending(), "r2.json")} {
 		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}

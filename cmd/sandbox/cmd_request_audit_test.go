@@ -26,7 +26,7 @@ func auditRecords(t *testing.T, root string) []audit.Record {
 		t.Fatal(err)
 	}
 	var recs []audit.Record
-	err = audit.Read(context.Background(), f, st.Key, 0, func(r audit.Record) error {
+	err = audit.Read(context.Background(), f, st, 0, func(r audit.Record) error {
 		recs = append(recs, r)
 		return nil
 	})

@@ -27,12 +27,16 @@ func TestApproveRefusedWhenTheAuditCannotBeWritten(t *testing.T) {
 		t.Fatal(err) // the log now exists
 	}
 	b := tf.approver(t, SurfaceCLI, nil) // opened before: its appends fail
-	testenv.MakeReadOnly(t, tf.f.Audit())
+	dir, err := audit.Dir(tf.f, tf.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.MakeReadOnly(t, dir)
 	if _, err := audit.Open(tf.f, tf.st); err == nil || !errors.Is(err, audit.ErrAppend) {
 		t.Errorf("opening a read-only audit log: %v, want ErrAppend", err)
 	}
 	req := tf.script(t, "echo ran >> ran.txt")
-	_, err := b.Approve(context.Background(), req.ID, ApproveOptions{})
+	_, err = b.Approve(context.Background(), req.ID, ApproveOptions{})
 	if !errors.Is(err, ErrAuditRefused) {
 		t.Fatalf("approve: %v, want ErrAuditRefused", err)
 	}

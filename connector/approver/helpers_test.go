@@ -119,7 +119,7 @@ func (tf *testFolder) verifyAudit(t testing.TB) []audit.Record {
 		t.Fatalf("audit verify: %+v", rep)
 	}
 	var recs []audit.Record
-	err = audit.Read(context.Background(), tf.f, tf.st.Key, 0, func(r audit.Record) error {
+	err = audit.Read(context.Background(), tf.f, tf.st, 0, func(r audit.Record) error {
 		recs = append(recs, r)
 		return nil
 	})

@@ -51,7 +51,8 @@ func (f Folder) Results() string { return filepath.Join(f.Dir(), "results") }
 // ResultLog is the full output log of one request.
 func (f Folder) ResultLog(id string) string { return filepath.Join(f.Results(), id+".log") }
 
-// Audit holds the hash-chained audit log.
+// Audit is where versions before the audit log moved to the per-user
+// state kept it (audit.Dir moves it from here; nothing creates it now).
 func (f Folder) Audit() string { return filepath.Join(f.Dir(), "audit") }
 
 // Originals holds content-addressed copies of files the agent changed.
@@ -64,7 +65,7 @@ func (f Folder) Shims() string { return filepath.Join(f.Dir(), "shims") }
 func (f Folder) Subdirs() []string {
 	return []string{
 		f.Dir(), f.Escalations(), f.Tmp(), f.Pending(), f.Staging(), f.Claimed(), f.Done(),
-		f.Quarantine(), f.Joins(), f.Waiters(), f.Results(), f.Audit(), f.Originals(), f.Shims(),
+		f.Quarantine(), f.Joins(), f.Waiters(), f.Results(), f.Originals(), f.Shims(),
 	}
 }
 

@@ -46,7 +46,11 @@ func (c *statusCache) policy(f folder.Folder, us *userstate.State, log *slog.Log
 }
 
 func (c *statusCache) audit(f folder.Folder, us *userstate.State) AuditStatus {
-	key := "audit;" + fingerprintDir(f.Audit(), ".jsonl")
+	dir, err := audit.Dir(f, us)
+	if err != nil {
+		return AuditStatus{Problem: fmt.Sprintf("could not verify: %v", err)}
+	}
+	key := "audit;" + fingerprintDir(dir, ".jsonl")
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if key == c.auditKey {

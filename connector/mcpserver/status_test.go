@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/sandbox-dev/sandbox/audit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,11 @@ func TestStatusAuditTampering(t *testing.T) {
 	if st, _ := status(t, c); !st.Audit.Verifies {
 		t.Fatalf("audit %+v", st.Audit)
 	}
-	files, _ := filepath.Glob(filepath.Join(fx.f.Audit(), "*.jsonl"))
+	dir, err := audit.Dir(fx.f, fx.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if len(files) == 0 {
 		t.Fatal("no audit log")
 	}

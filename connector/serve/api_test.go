@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/sandbox-dev/sandbox/audit"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -286,7 +287,11 @@ func TestAuditAndVerify(t *testing.T) {
 		t.Fatalf("verify %+v", v)
 	}
 	// Tampering shows.
-	log := h.projects[0].f.Audit() + "/audit.jsonl"
+	dir, err := audit.Dir(h.projects[0].f, h.srv.cfg.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := dir + "/audit.jsonl"
 	data, _ := os.ReadFile(log)
 	os.WriteFile(log, []byte(strings.Replace(string(data), "request.approved", "request.approvex", 1)), 0o644)
 	decode(t, h.do(t, "GET", "/api/audit/verify", ""), 200, &v)

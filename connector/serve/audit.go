@@ -38,10 +38,9 @@ func viewRecord(key string, r audit.Record) *RecordView {
 // now on. It restarts after an error, a little later.
 func (fs *folderState) followAudit(ctx context.Context) {
 	defer fs.s.wg.Done()
-	key := fs.s.cfg.State.Key
 	last := fs.auditHead(ctx)
 	for ctx.Err() == nil {
-		err := audit.Follow(ctx, fs.f, key, last, func(r audit.Record) error {
+		err := audit.Follow(ctx, fs.f, fs.s.cfg.State, last, func(r audit.Record) error {
 			last = max(last, r.Seq)
 			fs.s.hub.publish(Event{Type: EventAudit, Folder: fs.key, Record: viewRecord(fs.key, r)})
 			return nil
@@ -60,7 +59,7 @@ func (fs *folderState) followAudit(ctx context.Context) {
 // auditHead is the sequence number of the log's last record now.
 func (fs *folderState) auditHead(ctx context.Context) uint64 {
 	var last uint64
-	err := audit.Read(ctx, fs.f, nil, 0, func(r audit.Record) error {
+	err := audit.Read(ctx, fs.f, fs.s.cfg.State, 0, func(r audit.Record) error {
 		last = max(last, r.Seq)
 		return nil
 	})
@@ -74,7 +73,7 @@ func (fs *folderState) auditHead(ctx context.Context) uint64 {
 // first.
 func (fs *folderState) records(ctx context.Context, after uint64, limit int) ([]*RecordView, error) {
 	ring := make([]*RecordView, 0, limit)
-	err := audit.Read(ctx, fs.f, fs.s.cfg.State.Key, after, func(r audit.Record) error {
+	err := audit.Read(ctx, fs.f, fs.s.cfg.State, after, func(r audit.Record) error {
 		if len(ring) == limit {
 			copy(ring, ring[1:])
 			ring = ring[:limit-1]
