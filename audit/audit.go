@@ -1,5 +1,5 @@
 // Package audit is the tamper-evident audit log of a project folder: JSON
-// lines under .sandbox/audit/, each record chained to the one before by
+// lines in the folder's per-user state (Dir), each record chained to the one before by
 // SHA-256 and signed with the per-user HMAC key, the head anchored in the
 // per-user state directory, appends serialised across processes with a
 // file lock. Verify names the first bad record and tells a torn last line

@@ -146,5 +146,5 @@ func (s *scanner) fileOr() string {
 	if s.file != "" {
 		return s.file
 	}
-	return filepath.Join(".sandbox", "audit", LiveFile)
+	return LiveFile
 }

@@ -91,7 +91,7 @@ func listFiles(dir string) ([]logFile, error) {
 		if !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
-		lf := logFile{name: e.Name(), rel: filepath.Join(folder.DirName, "audit", e.Name())}
+		lf := logFile{name: e.Name(), rel: e.Name()}
 		if fi, err := os.Lstat(filepath.Join(dir, e.Name())); err == nil && fi.Mode().IsRegular() {
 			lf.size = fi.Size()
 		} else {

@@ -160,7 +160,7 @@ func TestApproveRefusedWithoutAudit(t *testing.T) {
 	root := project(t, false)
 	r := startRequest(t, root, "ro", "", "--script", "echo x >> ran.txt") // audited: the log exists
 	hash := hashOf(t, root, r.id)
-	testenv.MakeReadOnly(t, filepath.Join(root, ".sandbox", "audit"))
+	testenv.MakeReadOnly(t, auditDir(t, root))
 	code, _, errs := run(t, root, "approve", r.id, "--hash", hash)
 	if code == 0 || !strings.Contains(errs, "audit") || !strings.Contains(errs, "refused") {
 		t.Errorf("approve without audit: %d %s", code, errs)

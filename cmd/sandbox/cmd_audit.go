@@ -43,7 +43,8 @@ func newAuditVerifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify [DIR]",
 		Short: "Check the audit log's chain, HMACs and anchored head",
-		Long: `verify checks every record of .sandbox/audit/*.jsonl against the per-user key
+		Long: `verify checks every record of the folder's audit log (kept in the per-user state,
+where git clean and git stash cannot take it) against the per-user key
 and the head anchored in the per-user state. It exits 0 on an intact log and 1
 otherwise, naming the first bad record (file:line, seq) and what is wrong:
 edited, deleted, reordered, truncated, rewritten, file missing, malformed.

@@ -8,13 +8,12 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/audit"
-	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // auditFolder is a project with n audit records, its per-user state in a
-// temp dir.
-func auditFolder(t *testing.T, n int) string {
+// temp dir, and the path of its live log file.
+func auditFolder(t *testing.T, n int) (root, log string) {
 	t.Helper()
 	f, st := testenv.Project(t)
 	l, err := audit.Open(f, st)
@@ -30,7 +29,11 @@ func auditFolder(t *testing.T, n int) string {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return f.Root
+	dir, err := audit.Dir(f, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Root, filepath.Join(dir, audit.LiveFile)
 }
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -68,8 +71,8 @@ func TestAuditVerifyCLI(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			root := auditFolder(t, 4)
-			tc.tamper(t, filepath.Join(root, folder.DirName, "audit", audit.LiveFile))
+			root, log := auditFolder(t, 4)
+			tc.tamper(t, log)
 			code, out, errs := runCLI(t, "audit", "verify", root)
 			if code != tc.code || !strings.Contains(out+errs, tc.want) {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
@@ -79,14 +82,14 @@ func TestAuditVerifyCLI(t *testing.T) {
 }
 
 func TestAuditShowCLI(t *testing.T) {
-	root := auditFolder(t, 3)
+	root, log := auditFolder(t, 3)
 	code, out, errs := runCLI(t, "audit", "show", "--dir", root)
 	if code != 0 || strings.Count(out, "\n") != 3 || strings.ContainsAny(out, "\x1b\u202e") ||
 		!strings.Contains(out, `\u202e`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, out, _ = runCLI(t, "audit", "show", "--json", "--after", "1", root)
-	stored, _ := os.ReadFile(filepath.Join(root, folder.DirName, "audit", audit.LiveFile))
+	stored, _ := os.ReadFile(log)
 	if lines := strings.SplitAfter(string(stored), "\n"); code != 0 || out != lines[1]+lines[2] {
 		t.Fatalf("exit %d, --json printed %q, stored %q", code, out, stored)
 	}

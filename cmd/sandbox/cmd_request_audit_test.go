@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,9 +62,7 @@ func TestRequestAudited(t *testing.T) {
 func TestRequestRefusedWithoutAudit(t *testing.T) {
 	t.Run("log cannot be opened", func(t *testing.T) {
 		root := project(t, false)
-		dir := filepath.Join(root, ".sandbox", "audit")
-		os.MkdirAll(dir, 0o700)
-		testenv.MakeReadOnly(t, dir)
+		testenv.MakeReadOnly(t, auditDir(t, root))
 		requestRefused(t, root)
 	})
 	t.Run("append fails", func(t *testing.T) {
@@ -73,7 +70,7 @@ func TestRequestRefusedWithoutAudit(t *testing.T) {
 		r := startRequest(t, root, "first", "", "--script", "true") // the log now exists
 		run(t, root, "deny", r.id)
 		r.wait()
-		testenv.MakePathsReadOnly(t, filepath.Join(root, ".sandbox", "audit", audit.LiveFile))
+		testenv.MakePathsReadOnly(t, filepath.Join(auditDir(t, root), audit.LiveFile))
 		requestRefused(t, root)
 	})
 }
@@ -93,4 +90,18 @@ func requestRefused(t *testing.T, root string) {
 	if reqs, _ := q.Pending(); len(reqs) != 0 {
 		t.Fatalf("%d requests left pending", len(reqs))
 	}
+}
+
+// auditDir is root's audit dir in the user's state.
+func auditDir(t *testing.T, root string) string {
+	t.Helper()
+	st, err := userstate.Open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := audit.Dir(folder.Folder{Root: root}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

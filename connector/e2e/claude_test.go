@@ -175,7 +175,7 @@ func (e *env) verifyAudit(t *testing.T, dir, id string) {
 
 func (e *env) auditLines(t *testing.T, dir string) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, ".sandbox", "audit", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(e.state, "sandbox", "folders", "*", "audit", "*.jsonl"))
 	var b strings.Builder
 	for _, f := range files {
 		b.WriteString(readFile(t, f))

@@ -11,6 +11,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // project makes a folder with the default policy accepted.
@@ -39,7 +40,11 @@ func TestOpenClassifiesWithTheAcceptedPolicy(t *testing.T) {
 	if err != nil || out.Verdict != hook.Allow {
 		t.Fatalf("git status: %+v %v", out, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".sandbox", "audit", "audit.lock")); err == nil {
+	st, err := userstate.Open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(st.FolderPath(dir), "audit", "audit.lock")); err == nil {
 		t.Error("an allowed call opened the audit log")
 	}
 	deny := &hook.Call{Agent: "claude", Cwd: dir, Tool: "Write", Action: hook.Write,
