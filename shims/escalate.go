@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -47,6 +48,9 @@ func (s *site) escalate(call []string, cwd string, d policy.Decision) int {
 	}
 	if os.Getenv(EnvCI) != "1" {
 		fmt.Fprintf(os.Stderr, "sandbox: `%s` needs a human's approval (request %s); waiting for `sandbox watch` (Ctrl-C withdraws)\n", show(call), id)
+		if s.folder.ApproverWatching() == folder.PresenceNobody {
+			fmt.Fprintf(os.Stderr, "sandbox: %s\n", s.folder.HowToApprove())
+		}
 	}
 	return s.follow(q, id, call)
 }

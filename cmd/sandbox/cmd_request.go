@@ -107,6 +107,7 @@ func submitAndFollow(ctx context.Context, f folder.Folder, req *queue.Request, o
 		verb = "joined an identical request; waiting"
 	}
 	fmt.Fprintf(opts.er, "sandbox: request %s %s for approval (sandbox watch, or sandbox approve %s)\n", id, verb, id)
+	warnIfNobodyWatches(opts.er, f)
 	wctx, cancel := context.WithTimeout(ctx, opts.wait)
 	defer cancel()
 	res, err := approver.Follow(wctx, q, id, opts.out, opts.er, nil)

@@ -81,6 +81,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 			return err
 		}
 		defer env.Close()
+		defer holdApprover(f, logger)()
 		cfg.Folders = append(cfg.Folders, serve.Folder{Approver: env.ap, Audit: env.audit, Review: env.src})
 	}
 	ln, err := net.Listen("tcp", listenAddr(opts.addr))

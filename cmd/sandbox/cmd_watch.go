@@ -64,6 +64,7 @@ func runWatch(ctx context.Context, opts *watchOptions) error {
 			return err
 		}
 		defer wf.env.Close()
+		defer holdApprover(f, logger)()
 		s.folders = append(s.folders, wf)
 	}
 	restore := s.startInput(opts, logger)

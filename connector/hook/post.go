@@ -59,6 +59,9 @@ func (c *Core) Brief(o BriefOptions) string {
 	if c.Checkpoints != nil {
 		lines = append(lines, "- Deletions and overwrites inside the project by allowed commands and edits are checkpointed first and recoverable: the user can bring files back with `sandbox restore --checkpoint ID` (`sandbox checkpoints` lists them).")
 	}
+	if l := c.approverLine(); l != "" {
+		lines = append(lines, l)
+	}
 	if o.MCP {
 		lines = append(lines, "- MCP tools: run_privileged asks for a command directly, check_request returns the result of a request id, sandbox_status shows what is pending.")
 	}

@@ -103,6 +103,7 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	}
 	wctx, cancel := context.WithTimeout(ctx, c.wait())
 	defer cancel()
+	wctx, unwatched := c.stopWhenUnwatched(wctx)
 	res, err := q.Wait(wctx, id)
 	switch {
 	case err == nil && res.Decision == queue.Approved && runsInAgent(call):
@@ -110,7 +111,7 @@ func (c *Core) escalate(ctx context.Context, call *Call, d policy.Decision) (*Ou
 	case err == nil:
 		return &Outcome{Verdict: Deny, Reason: c.finished(call, res), Decision: d, RequestID: id, Result: res}, nil
 	case wctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
-		return &Outcome{Verdict: Deny, Reason: pendingWhy(id, d), Decision: d, RequestID: id}, nil
+		return &Outcome{Verdict: Deny, Reason: c.pendingReason(pendingWhy(id, d), unwatched()), Decision: d, RequestID: id}, nil
 	}
 	return nil, fmt.Errorf("waiting for request %s: %w", id, err)
 }
