@@ -16,6 +16,7 @@ import (
 )
 
 type doctorOptions struct {
+	dir  dirFlag
 	json bool
 	out  io.Writer
 }
@@ -38,7 +39,7 @@ func newDoctorCmd() *cobra.Command {
 	opts := &doctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Report what this machine enforces: kernel layers, agents, state",
+		Short: "Report what this machine enforces and whether this project's wiring works (exit 1 when broken)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.out = cmd.OutOrStdout()
@@ -46,6 +47,7 @@ func newDoctorCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
+	opts.dir.bind(cmd)
 	return cmd
 }
 
@@ -56,10 +58,14 @@ func runDoctor(_ context.Context, opts *doctorOptions) error {
 	checks = append(checks, stateCheck())
 	checks = append(checks, connectorChecks()...)
 	checks = append(checks, agentChecks()...)
+	checks = append(checks, projectChecks(opts.dir.dir)...)
 	if opts.json {
 		enc := json.NewEncoder(opts.out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(checks)
+		if err := enc.Encode(checks); err != nil {
+			return err
+		}
+		return doctorExit(checks)
 	}
 	area := ""
 	for _, c := range checks {
@@ -69,7 +75,7 @@ func runDoctor(_ context.Context, opts *doctorOptions) error {
 		}
 		fmt.Fprintf(opts.out, "  %-9s %-18s %s\n", c.Status, c.Name, c.Detail)
 	}
-	return nil
+	return doctorExit(checks)
 }
 
 func systemChecks() []check {

@@ -19,11 +19,18 @@ func At(dir string) (Folder, error) {
 		return f, nil
 	}
 	if up, ok := f.Enclosing(); ok {
-		return Folder{}, fmt.Errorf("%s has no .sandbox/ of its own (the enclosing project is %s; name it to act on it): %w",
-			f.Root, up.Root, ErrNotFound)
+		return Folder{}, notHere(fmt.Sprintf("%s has no .sandbox/ of its own (the enclosing project is %s; name it to act on it)",
+			f.Root, up.Root))
 	}
-	return Folder{}, fmt.Errorf("%s: %w", f.Root, ErrNotFound)
+	return Folder{}, notHere(f.Root + " has no .sandbox/ (run `sandbox init` to make it a project)")
 }
+
+// notHere is ErrNotFound with a message of its own: "here or in any
+// parent" would be untrue of a folder whose parent is a project.
+type notHere string
+
+func (e notHere) Error() string { return string(e) }
+func (e notHere) Unwrap() error { return ErrNotFound }
 
 // Enclosing is the nearest project strictly above f (a parent directory
 // holding a .sandbox/ directory), if any.
