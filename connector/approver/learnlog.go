@@ -47,7 +47,7 @@ func LearnedApprovals(ctx context.Context, f folder.Folder, st *userstate.State,
 		parts []policy.Approval
 	}
 	var all []approved
-	err = audit.Read(ctx, f, st.Key, 0, func(r audit.Record) error {
+	err = audit.Read(ctx, f, st, 0, func(r audit.Record) error {
 		switch {
 		case !r.Authentic:
 			return nil
