@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
@@ -109,6 +111,10 @@ func runCheck(_ context.Context, opts *checkOptions) error {
 // usable per-user state, nothing counts as accepted: everything escalates.
 func loadEngine(f folder.Folder, errw io.Writer) (*policy.Engine, error) {
 	st, err := userstate.Open(false)
+	if errors.Is(err, fs.ErrNotExist) { // a new machine: the one message of a fresh clone
+		fmt.Fprintf(errw, "sandbox: warning: %s\n", policy.NotAcceptedMessage)
+		return policy.New(f.Root, nil, policy.Options{Logger: stderrLogger(errw)})
+	}
 	if err != nil {
 		fmt.Fprintf(errw, "sandbox: warning: %s; nothing is accepted here, everything escalates\n", display.EscapeLine(err.Error()))
 		return policy.New(f.Root, nil, policy.Options{Logger: stderrLogger(errw)})

@@ -160,7 +160,11 @@ func runPolicyAccept(_ context.Context, opts *policyOptions) error {
 		fmt.Fprintln(opts.out, "Already accepted: .sandbox/policy.yaml is the policy in force.")
 		return nil
 	}
-	fmt.Fprint(opts.out, display.Escape(policyDiff(accepted, current)))
+	if accepted == nil {
+		printFirstAcceptance(opts.out, f, current) // policy_first.go
+	} else {
+		fmt.Fprint(opts.out, display.Escape(policyDiff(accepted, current)))
+	}
 	if !opts.yes {
 		if err := confirmAccept(opts, f); err != nil {
 			return err

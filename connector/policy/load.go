@@ -111,12 +111,16 @@ func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []by
 	return p, nil
 }
 
+// NotAcceptedMessage is what every command says of a folder whose policy
+// this user has not accepted on this machine (nor has a per-user state).
+const NotAcceptedMessage = "no policy is accepted for this folder on this machine yet (a fresh clone or a new machine), " +
+	"so everything escalates to a human: review and accept .sandbox/policy.yaml with `sandbox policy accept`"
+
 // notAccepted is the one warning of a folder whose policy this user has
 // never accepted on this machine: a teammate's fresh clone, or a new
 // machine.
 func notAccepted(f folder.Folder, current []byte) Warning {
-	msg := "no policy is accepted for this folder on this machine yet (a fresh clone or a new machine), " +
-		"so every call escalates to a human: review and accept .sandbox/policy.yaml with `sandbox policy accept`"
+	msg := NotAcceptedMessage
 	if current != nil {
 		if _, err := Parse(f.Policy(), current); err != nil {
 			msg += fmt.Sprintf(" (it is invalid now: %v)", err)

@@ -58,9 +58,12 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	if Jailed() {
 		return openInside(f, o, log)
 	}
-	st, err := userstate.Open(false)
+	// Created when missing: a teammate's fresh clone on a new machine has
+	// hooks before it has a per-user state, and outside the jail the hook
+	// runs with the user's own rights, the same as init.
+	st, err := userstate.Open(true)
 	if err != nil {
-		return nil, fmt.Errorf("per-user state: %w (run `sandbox init DIR` outside any jail to create it)", err)
+		return nil, fmt.Errorf("per-user state: %w", err)
 	}
 	core := &hook.Core{
 		Folder: f, Log: log,
