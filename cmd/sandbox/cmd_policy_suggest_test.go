@@ -149,7 +149,7 @@ func TestPolicySuggestCLI(t *testing.T) {
 // A tampered audit log teaches nothing: suggest refuses.
 func TestPolicySuggestRefusesTamperedLog(t *testing.T) {
 	root := suggestProject(t)
-	logs, _ := filepath.Glob(filepath.Join(root, folder.DirName, "audit", "*.jsonl"))
+	logs, _ := filepath.Glob(filepath.Join(auditDir(t, root), "*.jsonl"))
 	if len(logs) == 0 {
 		t.Fatal("no audit log")
 	}
