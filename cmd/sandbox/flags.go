@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -19,7 +20,11 @@ func (d *dirFlag) bind(cmd *cobra.Command) {
 // resolve finds the folder from --dir, the first positional argument (for
 // commands whose arguments are folders) or the current directory upward.
 func (d *dirFlag) resolve(args []string) (folder.Folder, error) {
-	return folder.Resolve(d.dir, args)
+	f, err := folder.Resolve(d.dir, args)
+	if err == nil && d.dir == "" && len(args) == 0 {
+		noteFolderInForce(os.Stderr, f) // folder_note.go
+	}
+	return f, err
 }
 
 // isUsageError recognises cobra's flag and argument errors.

@@ -102,8 +102,9 @@ func committedHook(t *testing.T, root string) string {
 
 // TestTeammate: alice initialises and commits a project; bob clones it
 // on his machine (his own state dir, his binary elsewhere). The committed
-// wiring names no path of alice's, bob's agent hooks run his binary, his
-// first run says one true thing and his first acceptance is guided, and
+// wiring names no path of alice's, bob's agent hooks run his binary (and
+// refuse, saying what to run, until he accepts), his first run says one
+// true thing and his first acceptance is guided, and
 // nothing of alice's state is visible or touched.
 func TestTeammate(t *testing.T) {
 	if runtime.GOOS == "windows" {
@@ -142,15 +143,11 @@ func TestTeammate(t *testing.T) {
 
 	hookLine := committedHook(t, clone)
 	event := `{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"` + clone + `"}`
-	code, brief, errs := bob.run(t, clone, event, "/bin/sh", "-c", hookLine)
-	if code != 0 || !strings.Contains(brief, clone) || !strings.Contains(brief, "no approver is watching") {
-		t.Errorf("bob's SessionStart through the committed hook: %d\n%s%s", code, brief, errs)
-	}
 	write := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Write","tool_use_id":"t1","cwd":"` + clone +
 		`","tool_input":{"file_path":"` + clone + `/.sandbox/policy.yaml","content":"x"}}`
-	code, out, errs = bob.run(t, clone, write, "/bin/sh", "-c", hookLine)
-	if code != 0 || !strings.Contains(out, `"deny"`) {
-		t.Errorf("bob's PreToolUse through the committed hook: %d\n%s%s", code, out, errs)
+	code, out, errs := bob.run(t, clone, write, "/bin/sh", "-c", hookLine)
+	if code != 2 || !strings.Contains(errs, "run `sandbox policy accept` in "+clone) {
+		t.Errorf("bob's hook before his first acceptance: %d, want 2 (refused) saying what to run\n%s%s", code, out, errs)
 	}
 	code, _, errs = bob.runPath(t, "/usr/bin:/bin", clone, write, "/bin/sh", "-c", hookLine)
 	if code != 2 || !strings.Contains(errs, "not installed or not on PATH") {
@@ -169,6 +166,15 @@ func TestTeammate(t *testing.T) {
 	bob.must(t, clone, "sandbox", "policy", "accept", "--yes")
 	if code, _, errs := bob.run(t, clone, "", "sandbox", "check", "--script", "git status"); code != 0 || errs != "" {
 		t.Errorf("bob's check after accepting: %d %s", code, errs)
+	}
+
+	code, brief, errs := bob.run(t, clone, event, "/bin/sh", "-c", hookLine)
+	if code != 0 || !strings.Contains(brief, clone) || !strings.Contains(brief, "no approver is watching") {
+		t.Errorf("bob's SessionStart through the committed hook: %d\n%s%s", code, brief, errs)
+	}
+	code, out, errs = bob.run(t, clone, write, "/bin/sh", "-c", hookLine)
+	if code != 0 || !strings.Contains(out, `"deny"`) {
+		t.Errorf("bob's PreToolUse through the committed hook: %d\n%s%s", code, out, errs)
 	}
 	out = bob.must(t, clone, "sandbox", "doctor")
 	if !strings.Contains(out, "runs the `sandbox` on PATH ("+filepath.Join(bob.bin, "sandbox")+")") {

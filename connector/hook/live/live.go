@@ -7,8 +7,10 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -58,12 +60,15 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	if Jailed() {
 		return openInside(f, o, log)
 	}
-	// Created when missing: a teammate's fresh clone on a new machine has
-	// hooks before it has a per-user state, and outside the jail the hook
-	// runs with the user's own rights, the same as init.
-	st, err := userstate.Open(true)
+	st, err := userstate.Open(false)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A teammate's fresh clone on a new machine: its first step is the
+		// guided acceptance, which creates the state. Refused until then.
+		return nil, fmt.Errorf("per-user state: %w: no policy is accepted for this folder on this machine yet; "+
+			"run `sandbox policy accept` in %s (it shows the policy and asks), then retry", err, f.Root)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("per-user state: %w", err)
+		return nil, fmt.Errorf("per-user state: %w (run `sandbox init DIR` outside any jail to create it)", err)
 	}
 	core := &hook.Core{
 		Folder: f, Log: log,
