@@ -35,6 +35,22 @@ func (s *site) escalate(call []string, cwd string, d policy.Decision) int {
 	if note != "" {
 		fmt.Fprintf(os.Stderr, "sandbox: %s\n", note)
 	}
+	return s.submit(req, call)
+}
+
+// Submit is escalate for `sandbox request` inside sandbox run's jail,
+// where the per-user state is out of reach: req goes onto the folder bus
+// as a shim's request does (the supervisor stages it and audits what is
+// decided), and Submit stands in for the command until its end, as a
+// shim does. call labels the command in messages.
+func Submit(f folder.Folder, req *queue.Request, call []string) int {
+	s := &site{folder: f}
+	return s.submit(req, call)
+}
+
+// submit puts req on the bus, directly (the join index is the trusted
+// side's), and follows it.
+func (s *site) submit(req *queue.Request, call []string) int {
 	q, err := queue.Open(s.folder, resultKey())
 	if err != nil {
 		return refuse("`%s` needs approval, but the queue cannot be opened: %v", show(call), err)

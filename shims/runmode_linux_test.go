@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -197,5 +198,35 @@ for i in $(seq 100); do [ -n "$(ls .sandbox/escalations/pending)" ] && break; sl
 	sums, _ := p.q.List()
 	if len(sums) != 1 || sums[0].Decision != queue.Withdrawn {
 		t.Fatalf("requests after the run: %+v", sums)
+	}
+}
+
+// `sandbox request` inside the jail (how the agent is told to ask when
+// the jail refuses something) reaches the human through the bus like a
+// shim: the per-user state it would use outside is hidden there. The
+// approved command runs outside the jail, where it may write what the
+// jail may not.
+func TestRunSandboxRequestFromTheJail(t *testing.T) {
+	p := newRunProject(t, "")
+	outside := t.TempDir()
+	h := p.human(func(r *queue.Request) verdict {
+		return verdict{approve: r.Kind == queue.KindShell && r.Justification == "needs a file outside"}
+	})
+	target := filepath.Join(outside, "made")
+	script := "touch " + target + " 2>/dev/null && echo jailed-wrote\n" +
+		p.bin + " request --reason 'needs a file outside' -- touch " + target + "; echo request=$?"
+	out, code := p.run(nil, "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("sandbox run exited %d:\n%s", code, out)
+	}
+	mustContain(t, "the run's output", out, "request=0")
+	if strings.Contains(out, "jailed-wrote") {
+		t.Fatalf("the jail let the write through itself:\n%s", out)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the approved command did not run outside the jail: %v\n%s", err, out)
+	}
+	if n := len(h.requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
 	}
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/hook/live"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/shims"
 	"github.com/spf13/cobra"
 )
 
@@ -69,6 +71,20 @@ func runRequest(ctx context.Context, opts *requestOptions) error {
 	req, err := buildRequest(f, opts)
 	if err != nil {
 		return err
+	}
+	if live.Jailed() {
+		// Inside sandbox run's jail the per-user state (the signed policy,
+		// the audit log's key) is out of reach: the request goes onto the
+		// bus as a shim's does, and the trusted side decides it again and
+		// audits it (approver.Assess).
+		label := opts.argv
+		if opts.script != "" {
+			label = []string{opts.shell, "-c", opts.script}
+		}
+		if code := shims.Submit(f, req, label); code != 0 {
+			return exitWith(code)
+		}
+		return nil
 	}
 	v, err := classify(f, req, stderrLogger(opts.er))
 	if err != nil {
