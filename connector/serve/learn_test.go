@@ -52,25 +52,25 @@ func TestApproveAlwaysGeneralPattern(t *testing.T) {
 	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
-	req := p.submit(t, "tee -a a.txt </dev/null")
+	req := p.submit(t, "numfmt --grouping a.txt </dev/null")
 	v := h.pending(t, 1)[0]
-	if v.Review == nil || len(v.Review.Always) != 1 || v.Review.Always[0].General != "tee **" || v.Pattern != "tee -a a.txt" {
+	if v.Review == nil || len(v.Review.Always) != 1 || v.Review.Always[0].General != "numfmt **" || v.Pattern != "numfmt --grouping a.txt" {
 		t.Fatalf("review %+v pattern %q", v.Review, v.Pattern)
 	}
-	if !strings.Contains(v.Review.Why, "the narrowest rule that would allow it: shell allow \"tee -a a.txt\"") {
+	if !strings.Contains(v.Review.Why, "the narrowest rule that would allow it: shell allow \"numfmt --grouping a.txt\"") {
 		t.Errorf("why %q", v.Review.Why)
 	}
 	// A pattern that is neither the proposal nor the general one is
 	// checked by the approver as typed (here: it does not cover the request).
-	if w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"tee -x **","hash":"`+req.Hash+`"}`); w.Code == 200 {
+	if w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"numfmt -x **","hash":"`+req.Hash+`"}`); w.Code == 200 {
 		t.Fatalf("a pattern that does not cover it: %d %s", w.Code, w.Body)
 	}
 	var dv decisionView
-	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"tee **","hash":"`+req.Hash+`"}`), 200, &dv)
-	if dv.Result == nil || dv.Result.Always != "tee **" {
+	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"always":true,"pattern":"numfmt **","hash":"`+req.Hash+`"}`), 200, &dv)
+	if dv.Result == nil || dv.Result.Always != "numfmt **" {
 		t.Fatalf("result %+v", dv.Result)
 	}
-	next := p.submit(t, "tee b.txt </dev/null")
+	next := p.submit(t, "numfmt b.txt </dev/null")
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		res, err := p.q.Result(next.ID)
 		if err == nil {
@@ -120,7 +120,7 @@ func TestApproveOnceOffersRuleOnThirdApproval(t *testing.T) {
 	var last decisionView
 	var id string
 	for i, name := range []string{"a.txt", "b.txt", "c.txt"} {
-		req := p.submit(t, "tee -a "+name+" </dev/null")
+		req := p.submit(t, "numfmt --grouping "+name+" </dev/null")
 		h.pending(t, 1)
 		decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", `{"hash":"`+req.Hash+`"}`), 200, &last)
 		if i < 2 && last.Offer != nil {
@@ -128,19 +128,19 @@ func TestApproveOnceOffersRuleOnThirdApproval(t *testing.T) {
 		}
 		id = req.ID
 	}
-	if last.Offer == nil || last.Offer.Pattern != "tee -a **" || !strings.Contains(last.Offer.Summary, "approved 3 times") {
+	if last.Offer == nil || last.Offer.Pattern != "numfmt --grouping **" || !strings.Contains(last.Offer.Summary, "approved 3 times") {
 		t.Fatalf("offer %+v", last.Offer)
 	}
-	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"tee **"}`); w.Code != 404 {
+	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"numfmt **"}`); w.Code != 404 {
 		t.Fatalf("a pattern other than the offer: %d %s", w.Code, w.Body)
 	}
-	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"tee -a **"}`); w.Code != 200 {
+	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"numfmt --grouping **"}`); w.Code != 200 {
 		t.Fatalf("taking the offer: %d %s", w.Code, w.Body)
 	}
-	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"tee -a **"}`); w.Code != 404 {
+	if w := h.do(t, "POST", "/api/requests/"+id+"/remember", `{"pattern":"numfmt --grouping **"}`); w.Code != 404 {
 		t.Fatalf("an offer taken twice: %d %s", w.Code, w.Body)
 	}
-	next := p.submit(t, "tee -a d.txt </dev/null")
+	next := p.submit(t, "numfmt --grouping d.txt </dev/null")
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		res, err := p.q.Result(next.ID)
 		if err == nil {
@@ -169,20 +169,20 @@ func TestApproveAlwaysPerPart(t *testing.T) {
 	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
-	req := p.submit(t, "tee -a a.txt </dev/null && tree -L 1 >/dev/null; true")
+	req := p.submit(t, "numfmt --grouping a.txt </dev/null && seq 3 >/dev/null; true")
 	v := h.pending(t, 1)[0]
-	if v.Review == nil || len(v.Review.Always) != 2 || v.Review.Always[0].General != "tee **" || v.Review.Always[1].Exact != "tree -L 1" {
+	if v.Review == nil || len(v.Review.Always) != 2 || v.Review.Always[0].General != "numfmt **" || v.Review.Always[1].Exact != "seq 3" {
 		t.Fatalf("review %+v", v.Review)
 	}
-	bad := `{"always":true,"hash":"` + req.Hash + `","rules":[{"trigger":"shell","pattern":"tee **"},{"trigger":"shell","pattern":"curl **"}]}`
+	bad := `{"always":true,"hash":"` + req.Hash + `","rules":[{"trigger":"shell","pattern":"numfmt **"},{"trigger":"shell","pattern":"curl **"}]}`
 	if w := h.do(t, "POST", "/api/requests/"+req.ID+"/approve", bad); w.Code != 422 || !strings.Contains(w.Body.String(), "lifts no part") {
 		t.Fatalf("a rule that lifts nothing: %d %s", w.Code, w.Body)
 	}
 	h.pending(t, 1) // released, still pending
-	good := `{"always":true,"hash":"` + req.Hash + `","rules":[{"trigger":"shell","pattern":"tee **"},{"trigger":"shell","pattern":"tree -L 1"}]}`
+	good := `{"always":true,"hash":"` + req.Hash + `","rules":[{"trigger":"shell","pattern":"numfmt **"},{"trigger":"shell","pattern":"seq 3"}]}`
 	var dv decisionView
 	decode(t, h.do(t, "POST", "/api/requests/"+req.ID+"/approve", good), 200, &dv)
-	if dv.Result == nil || dv.Result.Always != "shell `tee **`; shell `tree -L 1`" {
+	if dv.Result == nil || dv.Result.Always != "shell `numfmt **`; shell `seq 3`" {
 		t.Fatalf("result %+v", dv.Result)
 	}
 }
