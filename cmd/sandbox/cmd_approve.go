@@ -51,6 +51,7 @@ waiting (nobody would receive the output) needs --stale-ok.`,
 		},
 	}
 	opts.dir.bind(cmd)
+	cmd.ValidArgsFunction = completePendingIDs(&opts.dir)
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.always, "always", false, "also remember a signed decision approving matching requests")
 	fl.StringVar(&opts.pattern, "pattern", "", "the pattern to remember with --always (default: the narrowest)")
@@ -65,6 +66,9 @@ func runApprove(ctx context.Context, opts *approveOptions) error {
 	}
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
+		return err
+	}
+	if opts.id, err = resolveID(f, opts.id); err != nil {
 		return err
 	}
 	env, err := openApprover(f, approver.SurfaceCLI, stderrLogger(opts.err))

@@ -33,6 +33,7 @@ late").`,
 		},
 	}
 	opts.dir.bind(cmd)
+	cmd.ValidArgsFunction = completePendingIDs(&opts.dir)
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why, for the model")
 	return cmd
 }
@@ -40,6 +41,9 @@ late").`,
 func runDeny(ctx context.Context, opts *denyOptions) error {
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
+		return err
+	}
+	if opts.id, err = resolveID(f, opts.id); err != nil {
 		return err
 	}
 	env, err := openApprover(f, approver.SurfaceCLI, stderrLogger(opts.err))

@@ -35,6 +35,7 @@ run or was interrupted.`,
 		},
 	}
 	opts.dir.bind(cmd)
+	cmd.ValidArgsFunction = completePendingIDs(&opts.dir)
 	cmd.Flags().DurationVar(&opts.wait, "wait", 0, "wait up to this long for the result (0: do not wait)")
 	return cmd
 }
@@ -42,6 +43,9 @@ run or was interrupted.`,
 func runResult(ctx context.Context, opts *resultOptions) error {
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
+		return err
+	}
+	if opts.id, err = resolveID(f, opts.id); err != nil {
 		return err
 	}
 	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)), userKey())

@@ -34,6 +34,7 @@ func newShowCmd() *cobra.Command {
 		},
 	}
 	opts.dir.bind(cmd)
+	cmd.ValidArgsFunction = completePendingIDs(&opts.dir)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print {state, request, result} as JSON (not escaped)")
 	return cmd
 }
@@ -48,6 +49,9 @@ type shown struct {
 func runShow(_ context.Context, opts *showOptions) error {
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
+		return err
+	}
+	if opts.id, err = resolveID(f, opts.id); err != nil {
 		return err
 	}
 	q, err := queue.Open(f, queue.WithLogger(stderrLogger(opts.err)), userKey())

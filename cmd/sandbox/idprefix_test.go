@@ -1,0 +1,58 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// approve, deny, show and result take any unique prefix of an id; an
+// ambiguous one acts on nothing and lists the candidates; completion
+// offers the pending ids.
+func TestIDPrefixes(t *testing.T) {
+	root := project(t, false)
+	r1 := startRequest(t, root, "p1", "", "--script", "echo one")
+	r2 := startRequest(t, root, "p2", "", "--script", "echo two")
+	common := 0
+	for common < len(r1.id) && r1.id[common] == r2.id[common] {
+		common++
+	}
+	short1, short2 := r1.id[:common+1], r2.id[:common+1]
+
+	if common > 0 {
+		for _, cmd := range []string{"show", "deny", "approve", "result"} {
+			code, _, errs := run(t, root, cmd, r1.id[:common])
+			if code != exitUsage || !strings.Contains(errs, r1.id) || !strings.Contains(errs, r2.id) || !strings.Contains(errs, "nothing was done") {
+				t.Errorf("%s with an ambiguous prefix: exit %d\n%s", cmd, code, errs)
+			}
+		}
+		if items := list(t, root, "--state", "pending"); len(items) != 2 {
+			t.Fatalf("an ambiguous prefix acted: %+v", items)
+		}
+	}
+	if code, out, errs := run(t, root, "show", short1); code != 0 || !strings.Contains(out, "echo one") {
+		t.Errorf("show %s: %d\n%s%s", short1, code, out, errs)
+	}
+	code, out, errs := run(t, root, "__complete", "approve", "")
+	if code != 0 || !strings.Contains(out, r1.id+"\n") || !strings.Contains(out, r2.id+"\n") {
+		t.Errorf("completion: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := run(t, root, "deny", short2); code != 0 || !strings.Contains(out, "denied "+r2.id) {
+		t.Errorf("deny %s: %d %s%s", short2, code, out, errs)
+	}
+	if code := r2.wait(); code != exitDenied {
+		t.Errorf("denied request exit %d", code)
+	}
+	if code, _, errs := run(t, root, "approve", short1, "--hash", hashOf(t, root, r1.id)); code != 0 {
+		t.Errorf("approve %s: %d %s", short1, code, errs)
+	}
+	if code := r1.wait(); code != 0 {
+		t.Errorf("approved request exit %d", code)
+	}
+	if code, out, _ := run(t, root, "result", short1); code != 0 || out != "one\n" {
+		t.Errorf("result %s: %d %q", short1, code, out)
+	}
+	code, out, _ = run(t, root, "__complete", "show", "")
+	if strings.Contains(out, r1.id) {
+		t.Errorf("completion offers a decided request:\n%s", out)
+	}
+}
