@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -46,7 +47,7 @@ func newCheckCmd() *cobra.Command {
 		Short: "Ask the folder's policy about a command, file, destination or MCP tool (exit 0 allow, 10 escalate, 20 deny)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); len(args) > 0 && dash != 0 {
-				return &exitError{code: exitUsage, msg: "check: a command to check goes after --"}
+				return &exitError{code: exitUsage, msg: checkArgsHint(args)}
 			}
 			opts.argv, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for _, name := range []string{"script", "write", "read", "url", "mcp"} {
@@ -204,4 +205,15 @@ func jailedMark(p policy.Part) string {
 		return "  [jailed]"
 	}
 	return "  [unjailed]"
+}
+
+// checkArgsHint says how to give a command to check: `check 'git status'`
+// is one word with a space, which is what a shell script looks like.
+func checkArgsHint(args []string) string {
+	if len(args) == 1 && strings.ContainsAny(args[0], " \t|;&<>$") {
+		q := display.QuoteArg(args[0])
+		return fmt.Sprintf("check: %s is a shell command line: check it with --script %s (or as words after --: sandbox check -- %s)",
+			q, q, display.EscapeLine(args[0]))
+	}
+	return "check: a command to check goes after -- (sandbox check -- git push), or a shell command line after --script"
 }

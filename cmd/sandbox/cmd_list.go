@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
@@ -29,7 +30,8 @@ func newListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [DIR] [--json] [--state pending|claimed|done|all]",
 		Short: "List requests (a JSON array with --json)",
-		Long: `list prints the requests of a folder, oldest first; a pending one is
+		Long: `list prints the requests of a folder, pending ones first, then running,
+then done, each oldest first ("nothing pending" when none waits); a pending one is
 listed by what made it escalate (its riskiest policy hits). With --json it
 prints a JSON array whose elements have at least id, kind, state, summary,
 created and hash, and, once done, decision and exit_code.`,
@@ -72,7 +74,26 @@ func runList(_ context.Context, opts *listOptions) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(items)
 	}
+	slices.SortStableFunc(items, func(a, b queue.Summary) int { return stateRank(a.State) - stateRank(b.State) })
+	if (len(states) == 0 || states[0] == queue.StatePending) && (len(items) == 0 || items[0].State != queue.StatePending) {
+		fmt.Fprintf(opts.out, "nothing pending in %s\n", display.EscapeLine(f.Root))
+	}
+	if len(items) == 0 {
+		return nil
+	}
 	return listTable(opts.out, items, headlines(f, q, items, stderrLogger(opts.err)))
+}
+
+// stateRank puts what waits for a human first: pending, then running,
+// then done (each oldest first, as queue.List sorts them).
+func stateRank(s queue.State) int {
+	switch s {
+	case queue.StatePending:
+		return 0
+	case queue.StateClaimed:
+		return 1
+	}
+	return 2
 }
 
 // headlines names, for each pending request, what made it escalate (its

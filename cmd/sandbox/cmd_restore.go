@@ -23,19 +23,21 @@ type restoreOptions struct {
 	all     bool
 	yes     bool
 	out     io.Writer
+	err     io.Writer
 }
 
 func newRestoreCmd() *cobra.Command {
 	opts := &restoreOptions{}
 	cmd := &cobra.Command{
-		Use:   "restore [DIR] (--list | PATH... | --session ID | --all | --checkpoint ID) [--yes]",
+		Use:   "restore [DIR] [--list | PATH... | --session ID | --all | --checkpoint ID] [--yes]",
 		Short: "Put back files as they were before the agent changed them (dry run unless --yes)",
 		Long: `restore brings back the originals that the hooks kept before each allowed
 Write, Edit, MultiEdit or NotebookEdit: each file is replaced atomically, and a
 file the agent created is removed. PATH... restores those files, --session the
 files one agent session changed (to their state before that session), --all
 every file. Without --yes it only prints what it would do. --list shows every
-original kept.
+original kept; with nothing named, restore lists the originals and the
+checkpoints it could bring back.
 
 --checkpoint ID brings back what one checkpoint kept (see ` + "`sandbox checkpoints`" + `):
 the files and directories an allowed command or edit deleted or overwrote,
@@ -44,7 +46,7 @@ call created is removed. Files that appeared since inside a kept directory
 are left alone, and nothing is written through a link planted in the
 project (such paths are reported as conflicts).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args, opts.out = args, cmd.OutOrStdout()
+			opts.args, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runRestore(cmd.Context(), opts)
 		},
 	}
@@ -80,6 +82,9 @@ func runRestore(_ context.Context, opts *restoreOptions) error {
 		if on {
 			modes++
 		}
+	}
+	if modes == 0 {
+		return restoreOverview(opts, f) // restore_overview.go
 	}
 	if modes != 1 {
 		return &exitError{exitUsage, "restore: give exactly one of --list, PATH..., --session ID, --all or --checkpoint ID"}

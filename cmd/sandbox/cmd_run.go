@@ -54,7 +54,7 @@ func newRunCmd() *cobra.Command {
 	f.Int64Var(&opts.pids, "pids", 0, "limit on processes and threads in the jail")
 	f.Float64Var(&opts.cpus, "cpu", 0, "CPU quota in cores (1.5 = one and a half)")
 	f.StringSliceVar(&opts.allowDegraded, "allow-degraded", nil,
-		"run even though these layers are degraded or missing here (see `sandbox doctor`)")
+		"run even though these `LAYERS` are degraded or missing here (comma-separated names, as sandbox doctor prints them)")
 	f.BoolVar(&opts.ci, "ci", false, "CI mode: no human; escalations follow the policy's ci: section")
 	f.StringVar(&opts.agent, "agent", "", "agent profile for writable config dirs (default: the command's name)")
 	f.StringSliceVar(&opts.writable, "write", nil, "extra writable path (repeatable)")

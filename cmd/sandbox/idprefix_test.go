@@ -36,23 +36,31 @@ func TestIDPrefixes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, r1.id+"\n") || !strings.Contains(out, r2.id+"\n") {
 		t.Errorf("completion: %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := run(t, root, "deny", short2); code != 0 || !strings.Contains(out, "denied "+r2.id) {
-		t.Errorf("deny %s: %d %s%s", short2, code, out, errs)
+	if code, out, errs := run(t, root, "deny", short1); code != 0 || !strings.Contains(out, "denied "+r1.id) {
+		t.Errorf("deny %s: %d %s%s", short1, code, out, errs)
 	}
-	if code := r2.wait(); code != exitDenied {
+	if code := r1.wait(); code != exitDenied {
 		t.Errorf("denied request exit %d", code)
 	}
-	if code, _, errs := run(t, root, "approve", short1, "--hash", hashOf(t, root, r1.id)); code != 0 {
-		t.Errorf("approve %s: %d %s", short1, code, errs)
+	// list shows what waits first: r2, younger than the denied r1.
+	_, out, _ = run(t, root, "list")
+	if rows := strings.Split(out, "\n"); len(rows) < 3 || !strings.HasPrefix(rows[1], r2.id) || !strings.HasPrefix(rows[2], r1.id) {
+		t.Errorf("list does not show the pending request first:\n%s", out)
 	}
-	if code := r1.wait(); code != 0 {
+	if code, _, errs := run(t, root, "approve", short2, "--hash", hashOf(t, root, r2.id)); code != 0 {
+		t.Errorf("approve %s: %d %s", short2, code, errs)
+	}
+	if code := r2.wait(); code != 0 {
 		t.Errorf("approved request exit %d", code)
 	}
-	if code, out, _ := run(t, root, "result", short1); code != 0 || out != "one\n" {
-		t.Errorf("result %s: %d %q", short1, code, out)
+	if code, out, _ := run(t, root, "result", short2); code != 0 || out != "two\n" {
+		t.Errorf("result %s: %d %q", short2, code, out)
+	}
+	if _, out, _ := run(t, root, "list"); !strings.HasPrefix(out, "nothing pending in ") {
+		t.Errorf("list with nothing pending:\n%s", out)
 	}
 	code, out, _ = run(t, root, "__complete", "show", "")
-	if strings.Contains(out, r1.id) {
+	if strings.Contains(out, r1.id) || strings.Contains(out, r2.id) {
 		t.Errorf("completion offers a decided request:\n%s", out)
 	}
 }

@@ -45,7 +45,9 @@ func newRootWith(cs []func() *cobra.Command) *cobra.Command {
 		Short:         "Put a human between an AI coding agent and every privileged thing it tries",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(), // cmd_version.go
 	}
+	root.SetVersionTemplate("sandbox {{.Version}}\n")
 	for _, c := range cs {
 		root.AddCommand(c())
 	}
