@@ -30,6 +30,13 @@ type hostPattern struct {
 // compileHost parses a network pattern: a host name, "*.suffix", "*",
 // an IP literal or CIDR, each with an optional ":port" ("[v6]:port").
 func compileHost(pat string) (*hostPattern, error) {
+	if strings.Contains(pat, "://") {
+		hp, err := urlHostPort(pat)
+		if err != nil {
+			hp = "example.com:443"
+		}
+		return nil, errorf("%q is a URL: a network rule names a host, so use host[:port] (%s)", pat, hp)
+	}
 	if strings.Contains(pat, "/") {
 		pfx, err := netip.ParsePrefix(pat)
 		if err != nil {

@@ -81,7 +81,7 @@ func decodeDoc(file string, data []byte) (*fileDoc, FileErrors, error) {
 		case errors.Is(err, io.EOF):
 			return nil, nil, FileErrors{{File: file, Msg: "empty policy file (it needs at least `version: 1`)"}}
 		case !errors.As(err, &te):
-			return nil, nil, yamlErrors(file, err)
+			return nil, nil, yamlSyntaxErrors(file, data, err)
 		}
 		typeErrs = yamlErrors(file, err)
 	}

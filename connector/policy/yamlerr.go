@@ -45,6 +45,24 @@ func yamlErrors(file string, err error) FileErrors {
 	return FileErrors{yamlLine(file, err.Error())}
 }
 
+// yamlSyntaxErrors is yamlErrors for a file that did not parse: the error
+// is put at the line yaml.v3 could not read (yamlsyntax.go), not at the
+// start of the block around it.
+func yamlSyntaxErrors(file string, data []byte, err error) FileErrors {
+	fe := yamlLine(file, err.Error())
+	n := syntaxLine(data)
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) {
+		return FileErrors{fe}
+	}
+	if n != fe.Line {
+		fe.Line, fe.Msg = n, syntaxHint(lines[n-1], fe.Msg)
+	} else if unclosedQuote(lines[n-1]) {
+		fe.Msg = syntaxHint(lines[n-1], fe.Msg)
+	}
+	return FileErrors{fe}
+}
+
 func yamlLine(file, msg string) *FileError {
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	fe := &FileError{File: file, Msg: msg}
