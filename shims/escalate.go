@@ -27,10 +27,13 @@ var MaxWait = queue.DefaultExpiry
 // that is still pending.
 func (s *site) escalate(call []string, cwd string, d policy.Decision) int {
 	stdin, note := captureStdin(os.Stdin)
+	// A shim has no justification to give: the command is all the agent
+	// said. The note about standard input is for the agent, not a "why"
+	// for the human (who sees the input that is forwarded, or none).
 	req := &queue.Request{
 		Kind: queue.KindShell, Shell: &queue.ShellPayload{Argv: call, Stdin: stdin},
 		Cwd: cwd, Source: queue.SourceShim, Agent: os.Getenv(EnvAgent), Session: os.Getenv(EnvSession),
-		Justification: note, PolicyReasons: clip(d.Reasons),
+		PolicyReasons: clip(d.Reasons),
 	}
 	if note != "" {
 		fmt.Fprintf(os.Stderr, "sandbox: %s\n", note)

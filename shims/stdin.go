@@ -29,7 +29,7 @@ func captureStdin(f *os.File) (data []byte, note string) {
 	case err != nil:
 		return nil, ""
 	case isTerminal(f):
-		return nil, "standard input is a terminal: not forwarded"
+		return nil, "standard input is a terminal, so the approved command will run without it"
 	case fi.Mode().IsRegular():
 		return readAll(f)
 	}
@@ -46,7 +46,7 @@ func captureStdin(f *os.File) (data []byte, note string) {
 	case <-done:
 		return b, n
 	case <-timer.C:
-		return nil, fmt.Sprintf("standard input did not end within %s: not forwarded", stdinWait)
+		return nil, fmt.Sprintf("standard input did not end within %s, so the approved command will run without it", stdinWait)
 	}
 }
 
@@ -56,9 +56,9 @@ func readAll(r io.Reader) ([]byte, string) {
 	n, err := io.Copy(&buf, io.LimitReader(r, MaxStdin+1))
 	switch {
 	case err != nil:
-		return nil, fmt.Sprintf("standard input could not be read (%v): not forwarded", err)
+		return nil, fmt.Sprintf("standard input could not be read (%v), so the approved command will run without it", err)
 	case n > MaxStdin:
-		return nil, fmt.Sprintf("standard input is larger than %d bytes: not forwarded", MaxStdin)
+		return nil, fmt.Sprintf("standard input is larger than %d bytes, so the approved command will run without it", MaxStdin)
 	case n == 0:
 		return nil, ""
 	}

@@ -31,7 +31,7 @@ func TestStdinFromATerminalIsNotRead(t *testing.T) {
 	defer tty.Close()
 	ptmx.WriteString("typed by the human\n")
 	data, note := captureStdin(tty)
-	if data != nil || note != "standard input is a terminal: not forwarded" {
+	if data != nil || note != "standard input is a terminal, so the approved command will run without it" {
 		t.Errorf("captureStdin(tty) = %q, %q", data, note)
 	}
 }

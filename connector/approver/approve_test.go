@@ -116,6 +116,11 @@ func TestApproveEachKind(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, res)
 			}
+			// Every surface prints the reason after "approved": the
+			// reason must not say it again ("approved: approved: …").
+			if strings.HasPrefix(strings.ToLower(res.Reason), "approved") {
+				t.Errorf("reason %q repeats the decision", res.Reason)
+			}
 		})
 	}
 }

@@ -39,9 +39,9 @@ func (a *Approver) execute(ctx context.Context, c *queue.Claim, onOutput func(st
 	case queue.KindRead:
 		return a.readFile(req, onOutput)
 	case queue.KindNetwork:
-		return recordOnly("approved: the egress proxy lets this destination through")
+		return recordOnly("the egress proxy lets this destination through")
 	case queue.KindMCP:
-		return recordOnly("approved: recorded; the MCP server carries out the call")
+		return recordOnly("recorded; the MCP server carries out the call")
 	}
 	return &queue.Result{Decision: queue.Failed, Reason: fmt.Sprintf("bug: unknown request kind %q", req.Kind)}
 }
