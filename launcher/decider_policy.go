@@ -39,9 +39,12 @@ const DefaultNetWait = 10 * time.Minute
 // only by rules that name them as such: the policy engine never matches
 // them with a name rule, and the proxy refuses a name that resolves to
 // one of them. A destination on this machine (OnThisMachine) that no rule
-// names is refused outright instead of escalated: the host's own
-// services are reached only through a rule ("127.0.0.1:5432" or
-// "localhost:5432", which also forwards the port into the jail).
+// names is refused outright instead of escalated, except the host's
+// loopback addresses themselves (127.0.0.1, ::1: a database or a model
+// server the developer runs), which a human is asked about like any
+// unknown destination when a client reaches them through the proxy. A rule
+// ("127.0.0.1:5432" or "localhost:5432") also forwards the port onto the
+// jail's loopback, where clients that bypass the proxy connect.
 type PolicyDecider struct {
 	load    func() (*policy.Engine, error)
 	q       *queue.Queue
@@ -71,7 +74,7 @@ func (d *PolicyDecider) Decide(ctx context.Context, host string, port int) (bool
 	switch {
 	case err != nil:
 		return false, "the policy could not be loaded: " + err.Error()
-	case dec.Decision == policy.Escalate && OnThisMachine(host) && !named(dec):
+	case dec.Decision == policy.Escalate && OnThisMachine(host) && !named(dec) && !hostLoopback(host):
 		return false, LocalRefusal(host, port)
 	case dec.Decision == policy.Allow:
 		return true, joinReasons(dec)
@@ -82,6 +85,22 @@ func (d *PolicyDecider) Decide(ctx context.Context, host string, port int) (bool
 		host = "localhost" // 127.0.0.1 and ::1 under a localhost:PORT rule: one request, as the rule says
 	}
 	return d.escalate(ctx, host, port, dec)
+}
+
+// hostLoopback reports the host's loopback addresses, 127.0.0.1 and ::1
+// (also IPv4-mapped): the destinations a human may be asked about. Names
+// for them (localhost, ...) are not: the proxy's dial guard refuses a
+// name that resolves to loopback, so an approval could not be honoured;
+// a localhost:PORT rule covers both addresses. Other addresses of this
+// machine (127.0.0.2, its LAN addresses, 0.0.0.0) are never asked about:
+// only a rule opens them.
+func hostLoopback(host string) bool {
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return ip == loopback4 || ip == netip.IPv6Loopback()
 }
 
 // aliased reports a loopback address decided by a localhost:PORT rule.

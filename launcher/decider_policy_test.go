@@ -65,9 +65,12 @@ network:
 		{"evil.example.com", 443, false, "known bad", false},
 		{"10.1.2.3", 8080, true, "", false},
 		{"10.1.2.3", 8081, false, "nobody decided", true},
-		{"93.184.216.34", 443, false, "nobody decided", true},        // example.com's address: a name rule does not match it
-		{"127.0.0.1", 80, false, "a service on this machine", false}, // "localhost" does not match loopback, and no rule names it
-		{"::1", 80, false, "a service on this machine", false},
+		{"93.184.216.34", 443, false, "nobody decided", true}, // example.com's address: a name rule does not match it
+		{"127.0.0.1", 80, false, "nobody decided", true},      // "localhost" does not match loopback: no rule names it, a human is asked
+		{"::1", 80, false, "nobody decided", true},
+		{"::ffff:127.0.0.1", 80, false, "nobody decided", true},
+		{"127.0.0.2", 80, false, "a service on this machine", false},             // the host's other addresses: only a rule opens them
+		{"localhost.localdomain", 80, false, "a service on this machine", false}, // a name for loopback: the dial guard would refuse it
 		{"169.254.169.254", 80, false, "metadata", false},
 		{"metadata.google.internal", 80, false, "metadata", false}, // *.internal does not lift the built-in deny
 		{"unlisted.org", 443, false, "nobody decided", true},

@@ -134,34 +134,79 @@ func routes(t *testing.T, port int) []probeCase {
 }
 
 // With no rule naming the host's loopback service, no route from the jail
-// reaches it, in either jail mode, and no human is asked about it: the
-// proxy refuses on the spot and says how to ask. The policy allows every
-// DNS name ("*"), so a name that resolves to this machine is stopped by
-// the proxy's dial guard, not by the policy.
+// reaches it, in either jail mode: directly there is nothing listening on
+// the jail's loopback; through the proxy the host's loopback addresses
+// (127.0.0.1, ::1) are asked about like any unknown destination (the
+// scripted human denies), and every other address or name of this
+// machine is refused on the spot. The policy allows every DNS name ("*"), so a name
+// that resolves to this machine is stopped by the proxy's dial guard, not
+// by the policy.
 func TestJailLoopbackUnreachableWithoutRule(t *testing.T) {
 	e := newJailEnv(t)
 	port := hostService(t)
-	b, _ := loopbackBus(t, e, "version: 1\nnetwork:\n  allow: [\"*\"]\n")
 	cases := routes(t, port)
 	for _, m := range jailModes {
 		t.Run(m.name, func(t *testing.T) {
+			b, st := loopbackBus(t, e, "version: 1\nnetwork:\n  allow: [\"*\"]\n")
+			seen := scriptedHuman(t, b, st, 0)
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan struct{})
+			go func() { defer close(served); b.Serve(ctx) }()
+			defer func() { cancel(); <-served }()
 			o := e.options(m, e.batchArgv(cases)...)
 			b.Apply(&o)
 			out, _ := runJailed(t, o)
 			got := batchResults(t, out, len(cases))
 			for i, c := range cases {
 				// refused by the kernel, or by the proxy: 4xx from the
-				// policy or the parser, 502 from the dial guard
+				// policy, the parser or the human, 502 from the dial guard
 				refused := strings.HasPrefix(got[i], "err") || strings.HasPrefix(got[i], "status HTTP/1.1 4") ||
 					strings.HasPrefix(got[i], "status HTTP/1.1 502")
 				if !refused || strings.Contains(got[i], "echo ping") {
 					t.Errorf("%s reached the host's service: %s", c.name, got[i])
 				}
 			}
-			if reqs, _ := b.q.Pending(); len(reqs) != 0 {
-				t.Errorf("%d requests: a human was asked about the host's loopback", len(reqs))
+			for _, r := range seen() {
+				if r.Kind != queue.KindNetwork || r.Network.Port != port || !hostLoopback(r.Network.Host) {
+					t.Errorf("a human was asked about %+v %+v: only the host's loopback is asked about", r, r.Network)
+				}
 			}
 		})
+	}
+}
+
+// An unknown host loopback service reached through the proxy is a
+// question for a human, as any unknown destination: approved, the
+// connection is relayed to the host's service; the same port reached
+// directly on the jail's loopback is not opened by that approval (only a
+// rule forwards a port).
+func TestJailLoopbackUnknownAsksAHuman(t *testing.T) {
+	e := newJailEnv(t)
+	port := hostService(t)
+	b, st := loopbackBus(t, e, "version: 1\n")
+	seen := scriptedHuman(t, b, st, port)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { defer close(served); b.Serve(ctx) }()
+	defer func() { cancel(); <-served }()
+	p := strconv.Itoa(port)
+	cases := []probeCase{
+		{"through the proxy", "tunnel", []string{"127.0.0.1:" + p}},
+		{"directly", "echo", []string{"127.0.0.1:" + p}},
+	}
+	o := e.options(jailModes[0], e.batchArgv(cases)...)
+	b.Apply(&o)
+	out, _ := runJailed(t, o)
+	got := batchResults(t, out, len(cases))
+	if !strings.Contains(got[0], "echo ping") {
+		t.Errorf("approved, yet: %s", got[0])
+	}
+	if strings.Contains(got[1], "echo ping") {
+		t.Errorf("an approval through the proxy opened the jail's loopback: %s", got[1])
+	}
+	if reqs := seen(); len(reqs) != 1 || reqs[0].Kind != queue.KindNetwork || reqs[0].Network.Host != "127.0.0.1" ||
+		reqs[0].Network.Port != port || reqs[0].Source != queue.SourceProxy {
+		t.Errorf("requests %+v", reqs)
 	}
 }
 
@@ -171,7 +216,7 @@ func TestJailLoopbackRefusalSaysHowToAsk(t *testing.T) {
 	curl := testenv.RequireCommand(t, "curl")
 	port := hostService(t)
 	b, _ := loopbackBus(t, e, "version: 1\n")
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	url := "http://127.0.0.2:" + strconv.Itoa(port) + "/" // not the loopback a human is asked about
 	o := e.options(jailModes[0], curl, "-s", "-i", "--noproxy", "", "-x", "http://127.0.0.1:"+strconv.Itoa(InnerProxyPort), url)
 	b.Apply(&o)
 	out, _ := runJailed(t, o)
