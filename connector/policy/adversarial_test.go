@@ -2,8 +2,6 @@ package policy
 
 import (
 	"testing"
-
-	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // adversarial lists inputs that try to get around the default policy's
@@ -369,9 +367,6 @@ var adversarial = []string{
 }
 
 func TestAdversarialNeverAllowed(t *testing.T) {
-	if analyzeScript == nil {
-		testenv.Skip(t, "the shell analyzer (connector/shell) is not linked in yet")
-	}
 	if len(adversarial) < 150 {
 		t.Fatalf("only %d adversarial cases", len(adversarial))
 	}
@@ -466,9 +461,6 @@ var everyday = []string{
 var everydayJailed = []string{"make", "make test", "node script.js", "python3 x.py", "./scripts/run.sh", "go run ."}
 
 func TestEverydayAllowed(t *testing.T) {
-	if analyzeScript == nil {
-		testenv.Skip(t, "the shell analyzer (connector/shell) is not linked in yet")
-	}
 	env := newTestEnv(t)
 	e := env.engine(t, DefaultYAML())
 	for _, script := range everyday {

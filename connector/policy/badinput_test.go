@@ -3,16 +3,11 @@ package policy
 import (
 	"strings"
 	"testing"
-
-	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // TestBadInputEscalates feeds huge, deep, binary and deceptive scripts:
 // each must come back (bounded work), without a panic, and not allowed.
 func TestBadInputEscalates(t *testing.T) {
-	if analyzeScript == nil {
-		testenv.Skip(t, "the shell analyzer (connector/shell) is not linked in yet")
-	}
 	env := newTestEnv(t)
 	e := env.engine(t, DefaultYAML())
 	tests := map[string]string{

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/shell"
-	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // typical are the commonest Bash calls of coding agents.
@@ -24,9 +23,6 @@ var typical = []string{
 // BenchmarkShellTypical measures whole decisions (parse, analyse, match)
 // on typical commands. Run with -cpu 1 for the one-core figure.
 func BenchmarkShellTypical(b *testing.B) {
-	if analyzeScript == nil {
-		testenv.Skip(b, "the shell analyzer (connector/shell) is not linked in yet")
-	}
 	env := newTestEnv(b)
 	e := env.engine(b, DefaultYAML())
 	b.ReportAllocs()

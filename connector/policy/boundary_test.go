@@ -5,17 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // boundaryEnv is a project with a secret file in one folder, a clean
 // folder, a nested repository, and a home holding keys.
 func boundaryEnv(t *testing.T) (testEnv, *Engine) {
 	t.Helper()
-	if analyzeScript == nil {
-		testenv.Skip(t, "the shell analyzer (connector/shell) is not linked in yet")
-	}
 	env := newTestEnv(t)
 	for path, data := range map[string]string{
 		".env":               "TOKEN=1",

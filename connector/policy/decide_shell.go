@@ -10,13 +10,6 @@ const (
 	maxArgvWords   = 10000
 )
 
-// The shell analyzer, set by analyze.go. Nil means it is not available,
-// and every shell decision escalates.
-var (
-	analyzeScript func(string, shell.Options) []shell.Effect
-	analyzeArgv   func([]string, shell.Options) []shell.Effect
-)
-
 // Shell decides a bash script run in cwd ("" is the project root): every
 // simple command, redirection, file and destination it would reach.
 func (e *Engine) Shell(script, cwd string) (d Decision) {
@@ -25,10 +18,8 @@ func (e *Engine) Shell(script, cwd string) (d Decision) {
 	switch {
 	case len(script) > maxScriptBytes:
 		return single(Shell, clipText(script, maxSubject), Escalate, ruleInput, "script too large to classify")
-	case analyzeScript == nil:
-		return single(Shell, clipText(script, maxSubject), Escalate, ruleInternal, "the shell analyzer is not available")
 	}
-	return e.decideEffects(analyzeScript(script, e.shellOpts), cwd)
+	return e.decideEffects(shell.Analyze(script, e.shellOpts), cwd)
 }
 
 // Argv decides a command run directly, without a shell (no re-joining:
@@ -46,10 +37,8 @@ func (e *Engine) Argv(argv []string, cwd string) (d Decision) {
 		return single(Shell, "", Escalate, ruleInput, "empty command")
 	case len(argv) > maxArgvWords || size > maxScriptBytes:
 		return single(Shell, subject, Escalate, ruleInput, "command too large to classify")
-	case analyzeArgv == nil:
-		return single(Shell, subject, Escalate, ruleInternal, "the shell analyzer is not available")
 	}
-	return e.decideEffects(analyzeArgv(argv, e.shellOpts), cwd)
+	return e.decideEffects(shell.AnalyzeArgv(argv, e.shellOpts), cwd)
 }
 
 func literalWords(argv []string, n int) []shell.Word {

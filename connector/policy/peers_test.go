@@ -2,8 +2,6 @@ package policy
 
 import (
 	"testing"
-
-	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // Codex's own command-safety tests (codex-rs/shell-command/src/
@@ -80,9 +78,6 @@ var codexSafe = []string{
 }
 
 func TestCodexCommandSafetyNeverAllowed(t *testing.T) {
-	if analyzeScript == nil {
-		testenv.Skip(t, "the shell analyzer (connector/shell) is not linked in yet")
-	}
 	env := newTestEnv(t)
 	e := env.engine(t, DefaultYAML())
 	for _, script := range codexUnsafe {
@@ -95,9 +90,6 @@ func TestCodexCommandSafetyNeverAllowed(t *testing.T) {
 }
 
 func TestCodexCommandSafetySafeAllowed(t *testing.T) {
-	if analyzeScript == nil {
-		testenv.Skip(t, "the shell analyzer (connector/shell) is not linked in yet")
-	}
 	env := newTestEnv(t)
 	e := env.engine(t, DefaultYAML())
 	for _, script := range codexSafe {

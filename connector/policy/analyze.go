@@ -1,8 +1,0 @@
-package policy
-
-import "github.com/sandbox-dev/sandbox/connector/shell"
-
-func init() {
-	analyzeScript = shell.Analyze
-	analyzeArgv = shell.AnalyzeArgv
-}
