@@ -52,40 +52,12 @@ type Option func(*options)
 // WithDurability chooses when records reach the disk (default SyncEach).
 func WithDurability(d Durability) Option { return func(o *options) { o.durability = d } }
 
-// WithInterval sets how often the head is anchored (and, with SyncBatch,
-// the log synced) while appends go on; default 100 ms. Close always does both.
-func WithInterval(d time.Duration) Option {
-	return func(o *options) {
-		if d > 0 {
-			o.interval = d
-		}
-	}
-}
-
-// WithLockTimeout bounds the wait for the cross-process lock (default 10 s).
-func WithLockTimeout(d time.Duration) Option {
-	return func(o *options) {
-		if d > 0 {
-			o.lockTimeout = d
-		}
-	}
-}
-
 // WithLogger receives warnings: a torn tail recovered, a log that does not
 // continue its anchored head, a failed background anchor.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) {
 		if l != nil {
 			o.logger = l
-		}
-	}
-}
-
-// WithClock replaces time.Now for record times (tests).
-func WithClock(now func() time.Time) Option {
-	return func(o *options) {
-		if now != nil {
-			o.now = now
 		}
 	}
 }

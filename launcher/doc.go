@@ -4,6 +4,6 @@
 // and read-only paths, hidden per-user state, limits, environment with the
 // proxy and the shim directory), starts the egress proxy, starts the
 // command in the jail, forwards signals, and returns the command's exit
-// status. The jail itself lives in jail_linux (jail_windows later) behind
+// status. The jail itself lives in jail_linux and jail_windows behind
 // the small Jail interface this package owns.
 package launcher

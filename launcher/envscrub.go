@@ -46,13 +46,6 @@ func envRules(o *Options) EnvRules {
 	return r
 }
 
-// dropped reports whether the variable named k is removed: its name
-// matches a drop pattern, or its value v holds a URL with a password
-// (DATABASE_URL=postgres://user:pw@host/db), and no keep pattern.
-func (r EnvRules) dropped(k, v string) bool {
-	return r.compile().dropped(k, v)
-}
-
 // envMatcher is EnvRules with each pattern compiled once: a jail's start
 // matched every variable against every pattern with filepath.Match and
 // strings.ToUpper (~70 patterns by 50-100 variables, 8% of the

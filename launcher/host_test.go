@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"errors"
 	"net/netip"
 	"testing"
@@ -118,7 +119,7 @@ func TestAllowList(t *testing.T) {
 		{"API.example.com", 443, false}, // not normalised: the proxy always normalises first
 	}
 	for _, tc := range tests {
-		if got, reason := a.Decide(nil, tc.host, tc.port); got != tc.want {
+		if got, reason := a.Decide(context.Background(), tc.host, tc.port); got != tc.want {
 			t.Errorf("%s:%d = %v (%s)", tc.host, tc.port, got, reason)
 		}
 	}

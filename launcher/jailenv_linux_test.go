@@ -138,17 +138,6 @@ func runJailed(t *testing.T, o Options) (string, Result) {
 	return out.String(), res
 }
 
-// probe runs one probe in mode m and returns its last output line.
-func (e *testJail) probeLine(t *testing.T, m jailMode, mode string, args ...string) string {
-	t.Helper()
-	out, res := runJailed(t, e.options(m, e.probeArgv(mode, args...)...))
-	if res.Code != 0 {
-		t.Fatalf("probe %s %v exited %d:\n%s", mode, args, res.Code, out)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1]
-}
-
 // probeCase is one probe of a batch.
 type probeCase struct {
 	name  string

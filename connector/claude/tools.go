@@ -49,7 +49,7 @@ func MapTool(name string, raw json.RawMessage, call *hook.Call) error {
 	switch name {
 	case "Bash":
 		if in.Command == nil {
-			return fmt.Errorf("Bash tool_input has no command: %w", ErrBadInput)
+			return fmt.Errorf("%s tool_input has no command: %w", name, ErrBadInput)
 		}
 		call.Action, call.Script, call.Justification = hook.Shell, *in.Command, in.Description
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
@@ -78,12 +78,12 @@ func mapWrite(name string, in *toolInput, call *hook.Call) error {
 	switch name {
 	case "Write":
 		if in.Content == nil {
-			return fmt.Errorf("Write tool_input has no content: %w", ErrBadInput)
+			return fmt.Errorf("%s tool_input has no content: %w", name, ErrBadInput)
 		}
 		call.Content, call.Executable = in.Content, true
 	case "Edit":
 		if in.OldString == nil || in.NewString == nil {
-			return fmt.Errorf("Edit tool_input lacks old_string or new_string: %w", ErrBadInput)
+			return fmt.Errorf("%s tool_input lacks old_string or new_string: %w", name, ErrBadInput)
 		}
 		call.Edits = []queue.Edit{{OldString: *in.OldString, NewString: *in.NewString, ReplaceAll: in.ReplaceAll}}
 		call.Executable = true

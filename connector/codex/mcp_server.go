@@ -1,7 +1,8 @@
 package codex
 
-// The sandbox MCP server's entry in .codex/config.toml, beside the hooks
-// (issue 5): `sandbox init --codex` wires both. This file wraps the
+// The sandbox MCP server's entry in .codex/config.toml, beside the hooks:
+// `sandbox init --codex` wires both: the hooks answer Codex's own tool
+// calls, the MCP server gives the model a tool to ask for privileged work. This file wraps the
 // hooks integration of config.go and registers the wrapper under the
 // same name; its init runs after codex.go's (files initialise in name
 // order), and a test checks that the wrapper is what init finds.

@@ -1,5 +1,5 @@
 // Package hook is the agent-independent core of every hook adapter
-// (Claude Code, Codex, and later Cursor, Gemini CLI, Windsurf): it takes
+// (Claude Code, Codex, Cursor, Gemini CLI, Windsurf, ...): it takes
 // one tool call, classifies it with the folder's policy, and answers allow
 // or deny; an escalation becomes a request on the folder bus, and the hook
 // waits for the human and turns the outcome (the approved command's real
@@ -72,7 +72,6 @@ type Core struct {
 	JailState JailState
 	Options   Options
 	Log       *slog.Logger
-	now       func() time.Time
 	// closers run at Close, newest first.
 	closers []func() error
 }
@@ -114,13 +113,6 @@ func (c *Core) wait() time.Duration {
 	default:
 		return w
 	}
-}
-
-func (c *Core) clock() time.Time {
-	if c.now != nil {
-		return c.now()
-	}
-	return time.Now()
 }
 
 // Logger is the core's logger (discarding when none was given).

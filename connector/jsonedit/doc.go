@@ -71,14 +71,6 @@ func (d *Doc) Lookup(path []string) (*Node, error) {
 	return n, nil
 }
 
-// Decode unmarshals the text of n into v.
-func (d *Doc) Decode(n *Node, v any) error {
-	return json.Unmarshal(d.src[n.Start:n.End], v)
-}
-
-// Text is the raw text of n.
-func (d *Doc) Text(n *Node) string { return string(d.src[n.Start:n.End]) }
-
 func (d *Doc) malformedAt(off int, msg string) error { return malformed(d.file, d.src, off, msg) }
 
 // container looks up path and checks that it is a container of kind k.

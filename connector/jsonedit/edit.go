@@ -144,19 +144,6 @@ func (d *Doc) removeItem(c *Node, i int, emptyWS *string) {
 	}
 }
 
-// RemoveElement deletes element i of the array at path.
-func (d *Doc) RemoveElement(path []string, i int) error {
-	arr, err := d.container(path, Array)
-	if err != nil {
-		return err
-	}
-	if i < 0 || i >= len(arr.Elems) {
-		return fmt.Errorf("bug: element %d of %q out of range", i, strings.Join(path, "."))
-	}
-	d.removeItem(arr, i, nil)
-	return nil
-}
-
 // RemoveItem deletes member or element i of container c, which must have
 // come from a Lookup (or Root) of d's current text.
 func (d *Doc) RemoveItem(c *Node, i int) error {

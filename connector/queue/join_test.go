@@ -76,6 +76,18 @@ func TestJoin(t *testing.T) {
 			t.Fatalf("joined after the window")
 		}
 	})
+	t.Run("configurable window", func(t *testing.T) {
+		clk := newClock()
+		q := testQueue(t, WithClock(clk.now), WithJoinWindow(time.Minute))
+		id := submit(t, q, shellReq("git push", "s1"))
+		c, err := q.Claim(id)
+		mustOK(t, err)
+		approve(t, c, "pushed")
+		clk.add(2 * time.Minute)
+		if _, joined, _ := q.Submit(ctx, shellReq("git push", "s1")); joined {
+			t.Fatalf("joined after a 1 min window")
+		}
+	})
 	t.Run("withdrawn is asked again", func(t *testing.T) {
 		q := testQueue(t)
 		id := submit(t, q, shellReq("git push", "s1"))
@@ -135,6 +147,22 @@ func TestLimits(t *testing.T) {
 		}
 		res, err := q.Result(id)
 		if err != nil || res.Decision != Expired || res.Approver.Surface != "expiry" {
+			t.Fatalf("result = %+v, %v", res, err)
+		}
+	})
+	t.Run("configurable expiry", func(t *testing.T) {
+		clk := newClock()
+		q := testQueue(t, WithClock(clk.now), WithExpiry(time.Minute))
+		id := submit(t, q, shellReq("a", "s"))
+		clk.add(30 * time.Second)
+		if reqs, _ := q.Pending(); len(reqs) != 1 {
+			t.Fatalf("expired before a 1 min expiry: %v", reqs)
+		}
+		clk.add(time.Minute)
+		if reqs, _ := q.Pending(); len(reqs) != 0 {
+			t.Fatalf("still pending after a 1 min expiry: %v", reqs)
+		}
+		if res, err := q.Result(id); err != nil || res.Decision != Expired {
 			t.Fatalf("result = %+v, %v", res, err)
 		}
 	})

@@ -189,7 +189,9 @@ func (p *sedParser) letter(c int, addr bool) {
 		p.substitute()
 	case c == 'y':
 		slash := p.inchar()
-		if !p.matchSlash(slash, false) || !p.matchSlash(slash, false) {
+		// y/src/dst/: the source, then the destination (matchSlash consumes).
+		src := p.matchSlash(slash, false)
+		if !src || !p.matchSlash(slash, false) {
 			p.fail("unterminated y command")
 			return
 		}

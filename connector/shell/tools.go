@@ -31,7 +31,6 @@ type toolSpec struct {
 	recurse     bool     // it always reads directory operands whole (rg, diff)
 	dotIf       []string // with one of these and no file operand, it reads "."
 	dot         bool     // with no file operand, it reads "."
-	what        string   // "reads", "writes" prefix for reasons
 }
 
 // sensitive reports a tool whose options run programs or choose the

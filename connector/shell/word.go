@@ -78,12 +78,6 @@ func evalWord(w *syntax.Word, script string) wordVal {
 	return t.finish(src)
 }
 
-// literalWord is the value of a word that is a plain string (an argv
-// element, a decoded body).
-func literalWord(s string) wordVal {
-	return wordVal{src: clip(s), alts: [][]seg{{{kind: segLit, text: s}}}}
-}
-
 // fastLiteral handles the common word with no quoting subtleties, no
 // escapes, globs, braces or tilde, without allocating per byte.
 func fastLiteral(w *syntax.Word) (string, bool) {
