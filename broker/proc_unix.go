@@ -103,10 +103,7 @@ func signalName(n int) string {
 	return fmt.Sprintf("signal %d", n)
 }
 
-// procOS is nothing on Unix: the process group is the command's. (The
-// proc field of this type is used on Windows only.)
-//
-//lint:ignore U1000 proc.os holds the Job Object on Windows
+// procOS is nothing on Unix: the process group is the command's.
 type procOS struct{}
 
 func (p *proc) afterStart() error { return nil }

@@ -79,7 +79,8 @@ type proc struct {
 	pumps   sync.WaitGroup
 	readers []*os.File // our ends of stdout and stderr
 	stdin   *os.File   // our end of stdin, nil without Stdin
-	os      procOS     // what this OS tracks the command's processes with
+	//lint:ignore U1000 used on Windows (job_windows.go); empty on Unix
+	os procOS // what this OS tracks the command's processes with
 }
 
 // start checks the working directory and starts the command with its

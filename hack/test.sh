@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: vet for every OS we ship, then every test with the
-# race detector. Under CI (CI=true) skips for a missing capability (root,
-# Landlock, cgroups, Wine, a real client) become failures.
+# The whole test suite: vet for every OS we ship, the hygiene checks
+# (hack/hygiene.sh), then every test with the race detector. Under CI
+# (CI=true) skips for a missing capability (root, Landlock, cgroups, Wine,
+# a real client) become failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,8 @@ echo "== go vet (linux, windows, darwin)"
 go vet ./...
 GOOS=windows go vet ./...
 GOOS=darwin CGO_ENABLED=0 go vet ./...
+
+bash hack/hygiene.sh   # go mod tidy -diff, staticcheck, deadcode -test
 
 echo "== go test -race"
 # testsum prints each package's result, every failure in full, every skip
