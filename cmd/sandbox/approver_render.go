@@ -195,28 +195,6 @@ func block(w io.Writer, label, value string) {
 	}
 }
 
-// summary is one escaped line describing what req asks, for lists.
-func summary(req *queue.Request) string {
-	var s string
-	switch {
-	case req.Kind == queue.KindShell && req.Shell != nil && len(req.Shell.Argv) > 0:
-		s = display.QuoteArgv(req.Shell.Argv)
-	case req.Kind == queue.KindShell && req.Shell != nil:
-		s = req.Shell.Script
-	case req.Kind == queue.KindWrite && req.Write != nil && req.Write.Content != nil:
-		s = "write " + req.Write.Path
-	case req.Kind == queue.KindWrite && req.Write != nil:
-		s = "edit " + req.Write.Path
-	case req.Kind == queue.KindRead && req.Read != nil:
-		s = "read " + req.Read.Path
-	case req.Kind == queue.KindNetwork && req.Network != nil:
-		s = "connect " + req.Network.Target()
-	case req.Kind == queue.KindMCP && req.MCP != nil:
-		s = "mcp " + req.MCP.Tool
-	}
-	return display.Truncate(display.EscapeLine(s), 160)
-}
-
 func when(t, now time.Time) string {
 	s := t.Local().Format("2006-01-02 15:04:05")
 	if !now.IsZero() && now.After(t) {

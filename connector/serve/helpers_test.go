@@ -32,10 +32,6 @@ type project struct {
 	ap *approver.Approver
 }
 
-func newProject(t testing.TB, st *userstate.State) *project {
-	return newProjectWith(t, st, nil)
-}
-
 func newProjectWith(t testing.TB, st *userstate.State, mem approver.Memory) *project {
 	t.Helper()
 	f := testenv.Folder(t, t.TempDir())
