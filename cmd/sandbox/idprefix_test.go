@@ -59,7 +59,7 @@ func TestIDPrefixes(t *testing.T) {
 	if _, out, _ := run(t, root, "list"); !strings.HasPrefix(out, "nothing pending in ") {
 		t.Errorf("list with nothing pending:\n%s", out)
 	}
-	code, out, _ = run(t, root, "__complete", "show", "")
+	_, out, _ = run(t, root, "__complete", "show", "")
 	if strings.Contains(out, r1.id) || strings.Contains(out, r2.id) {
 		t.Errorf("completion offers a decided request:\n%s", out)
 	}
