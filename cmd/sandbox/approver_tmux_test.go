@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -109,4 +110,54 @@ func (p *tmuxPane) quit() {
 		time.Sleep(50 * time.Millisecond)
 	}
 	p.t.Fatalf("watch did not quit on q:\n%s", p.screen())
+}
+
+// visible is what the pane shows now (no scrollback).
+func (p *tmuxPane) visible() string {
+	out, _ := exec.Command(p.tmux, "-S", p.sock, "capture-pane", "-p", "-J", "-t", "w").CombinedOutput()
+	return string(out)
+}
+
+// While a request is on screen, new arrivals are counted on the prompt's
+// line instead of scrolling it away; the prompt names the request it
+// acts on; accepting a policy change is one key, as every other action.
+func TestWatchArrivalsKeepTheRequestOnScreen(t *testing.T) {
+	root := project(t, true)
+	pane := newTmuxPane(t, sandboxLine(t, "watch", root))
+	pane.waitFor("waiting for requests")
+	r1 := startRequest(t, root, "k1", "", "--script", "echo first-one")
+	pane.waitFor(r1.id + " ")
+	pane.waitFor("[a] approve once")
+	before := strings.Count(pane.screen(), "\n")
+	var later []*agentRequest
+	for i := range 3 {
+		later = append(later, startRequest(t, root, "k2", "", "--script", "echo later-"+string(rune('a'+i))))
+	}
+	pane.waitFor("(+3 new, 4 pending)")
+	vis := pane.visible()
+	if !strings.Contains(vis, "── request "+r1.id) || strings.Contains(vis, "new request "+later[0].id) {
+		t.Errorf("the arrivals pushed the request shown:\n%s", vis)
+	}
+	if after := strings.Count(pane.screen(), "\n"); after != before {
+		t.Errorf("arrivals added %d lines", after-before)
+	}
+	if !strings.Contains(vis, r1.id+" echo first-one: [a] approve once") {
+		t.Errorf("the prompt does not name the request it acts on:\n%s", vis)
+	}
+	pane.keys("a")
+	if code := r1.wait(); code != 0 {
+		t.Fatalf("approve: exit %d\n%s", code, pane.screen())
+	}
+	pane.waitFor("── request " + later[0].id)
+	for _, r := range later {
+		r.proc.Kill()
+	}
+
+	data, _ := os.ReadFile(filepath.Join(root, ".sandbox", "policy.yaml"))
+	os.WriteFile(filepath.Join(root, ".sandbox", "policy.yaml"), append(data, []byte("# a comment\n")...), 0o644)
+	pane.keys("p")
+	pane.waitFor("accept this policy? [y]")
+	pane.keys("y") // no Enter
+	pane.waitFor("accepted; it is in force from now on")
+	pane.quit()
 }

@@ -56,6 +56,7 @@ type watchSession struct {
 	problems  map[string]bool // quarantine reports already shown
 	shownAt   time.Time       // keys typed before this are type-ahead
 	redraw    func()          // reprints the current prompt after a notice
+	arrived   int             // requests that arrived while the current one was on screen
 	lastGroup string
 }
 
@@ -138,6 +139,16 @@ func (s *watchSession) announce() {
 		}
 	}
 	if len(fresh) == 0 {
+		return
+	}
+	if s.redraw != nil && !s.plain {
+		// A request (or a line being typed) is on the screen: new
+		// arrivals must not scroll it away. The prompt's own line is
+		// rewritten with a count instead of printing them; they are
+		// shown in full when their turn comes.
+		s.arrived += len(fresh)
+		s.out.printf("\a\r\x1b[K(+%d new, %d pending) ", s.arrived, len(s.pending))
+		s.redraw()
 		return
 	}
 	s.out.printf("\a\n")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/display/review"
+	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
 const watchKeys = "[a] approve once  [A] approve always  [d] deny  [s] skip  [p] policy  [q] quit"
@@ -94,12 +95,15 @@ func (s *watchSession) idle(ctx context.Context) (quit bool, err error) {
 // a request nobody waits for any more needs a confirmation.
 func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err error) {
 	pg := s.show(it)
+	s.arrived = 0
 	prompt := func() {
 		keys := watchKeys
 		if !pg.done() {
 			keys = fmt.Sprintf("[space] next page (%d more lines)  [v] all of it  [d] deny  [s] skip  [p] policy  [q] quit  (approve once you have seen it all)", pg.left())
 		}
-		s.out.printf("%s > %s", keys, s.eol())
+		// The prompt names the request it acts on: what is above it
+		// may be another request's announcement or output.
+		s.out.printf("%s %s: %s > %s", it.req.ID, display.Truncate(queue.Summarize(it.req), 32), keys, s.eol())
 	}
 	s.setRedraw(prompt)
 	defer s.setRedraw(nil)
@@ -184,9 +188,18 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 // confirmStale asks for a deliberate second key before approving a
 // request whose requester stopped waiting: its output would reach nobody.
 func (s *watchSession) confirmStale(ctx context.Context, it pendingItem, why string) (bool, error) {
-	s.out.printf("! %s is stale: %s.\n  Run it anyway? [y] yes, run it   any other key: no > %s", it.req.ID, why, s.eol())
+	return s.confirmKey(ctx, fmt.Sprintf("! %s is stale: %s.\n  Run it anyway? [y] yes, run it   any other key: no > ", it.req.ID, why),
+		func() bool { return !s.isPending(it.req.ID) })
+}
+
+// confirmKey asks a yes/no question answered, like every other action,
+// by one key ([y]; a line starting with y in plain mode). Keys typed
+// before the question was shown do not answer it. stop, when it reports
+// true after a change, ends the question with no.
+func (s *watchSession) confirmKey(ctx context.Context, question string, stop func() bool) (bool, error) {
+	s.out.printf("%s%s", question, s.eol())
 	s.typeAheadFrom()
-	ev, err := s.waitEvent(ctx, func() bool { return !s.isPending(it.req.ID) })
+	ev, err := s.waitEvent(ctx, stop)
 	if err != nil {
 		if errors.Is(err, errStop) {
 			return false, nil
@@ -197,7 +210,7 @@ func (s *watchSession) confirmStale(ctx context.Context, it pendingItem, why str
 	if !s.plain && key != 0 && key != keyEOF {
 		s.out.printf("%c\n", key)
 	}
-	return key == 'y', nil
+	return key == 'y' || key == 'Y', nil
 }
 
 // pageSize is the room one page of a request has: the terminal's height

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
@@ -72,11 +71,11 @@ func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accept
 		s.out.printf("the new policy is invalid and cannot be accepted:\n%s\n", display.Escape(err.Error()))
 		return nil
 	}
-	answer, err := s.readLine(ctx, "accept this policy? (y/N): ", "")
-	if err != nil && err != errCancelled {
+	ok, err := s.confirmKey(ctx, "accept this policy? [y] accept it   any other key: no > ", nil)
+	if err != nil {
 		return err
 	}
-	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+	if !ok {
 		s.out.printf("not accepted; the accepted policy stays in force\n")
 		return nil
 	}

@@ -49,13 +49,15 @@ q quit. With --plain, or when stdin is not a terminal, type whole lines:
 func runWatch(ctx context.Context, opts *watchOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	logger := stderrLogger(opts.err)
+	screen := &termWriter{w: opts.out}
+	logger, closeLog := newWatchLogger(screen) // approver_watch_log.go
+	defer closeLog()
 	folders, err := watchFolders(opts)
 	if err != nil {
 		return err
 	}
 	s := &watchSession{
-		out: &termWriter{w: opts.out}, fd: -1, log: logger, plain: opts.plain,
+		out: screen, fd: -1, log: logger, plain: opts.plain,
 		known: map[string]bool{}, skipped: map[string]bool{}, autoTried: map[string]bool{}, problems: map[string]bool{},
 	}
 	for _, f := range folders {
