@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs us and the peers side by side and prints ratios. Each figure the
 # issues name is printed with its target, and a summary of the start-up
-# figures (issues 2, 4, 6) closes the run. Parts live in hack/bench-*.sh;
+# figures (issues 2, 4, 6) and of how often the human is asked (issue 13:
+# hack/bench-prompts.sh) closes the run. Parts live in hack/bench-*.sh;
 # each appends its verdict to $BENCH_OUT/summary. The sandbox binary is
 # built as `make build` builds it (static, written with large writes).
 set -euo pipefail
