@@ -84,7 +84,7 @@ func parseSession(path, dir string) ([]sessionCall, error) {
 			if len(calls) == 0 {
 				return nil, fmt.Errorf("%s:%d: an expectation before any call", path, n)
 			}
-			calls[len(calls)-1].expect = append(calls[len(calls)-1].expect, arg)
+			calls[len(calls)-1].expect = append(calls[len(calls)-1].expect, strings.ReplaceAll(arg, `\t`, "\t"))
 			continue
 		case "$", "$!":
 			c.tool, c.offline = "Bash", verb == "$!"
