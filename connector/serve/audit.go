@@ -2,7 +2,10 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/audit"
@@ -22,7 +25,36 @@ type RecordView struct {
 	Decision    string    `json:"decision,omitempty"`
 	ContentHash string    `json:"content_hash,omitempty"`
 	Detail      string    `json:"detail,omitempty"`
+	Details     []Detail  `json:"details,omitempty"`
 	Authentic   bool      `json:"authentic"`
+}
+
+// Detail is one field of a record's detail, for people: the dashboard
+// shows these as "key value" lines instead of the raw JSON. Both are
+// escaped; a nested value is its compact JSON.
+type Detail struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// details splits a record's detail object into its fields, sorted by
+// key; nil when it is not a JSON object.
+func details(raw []byte) []Detail {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	out := make([]Detail, 0, len(keys))
+	for _, k := range keys {
+		v := string(m[k])
+		var str string
+		if json.Unmarshal(m[k], &str) == nil {
+			v = str
+		}
+		out = append(out, Detail{Key: display.EscapeLine(k), Value: display.EscapeLine(v)})
+	}
+	return out
 }
 
 func viewRecord(key string, r audit.Record) *RecordView {
@@ -30,7 +62,7 @@ func viewRecord(key string, r audit.Record) *RecordView {
 		Folder: key, Seq: r.Seq, Time: r.Time, Actor: display.EscapeLine(r.Actor),
 		Event: display.EscapeLine(r.Event), RequestID: display.EscapeLine(r.RequestID),
 		Decision: display.EscapeLine(r.Decision), ContentHash: display.EscapeLine(r.ContentHash),
-		Detail: display.EscapeLine(string(r.Detail)), Authentic: r.Authentic,
+		Detail: display.EscapeLine(string(r.Detail)), Details: details(r.Detail), Authentic: r.Authentic,
 	}
 }
 

@@ -20,8 +20,11 @@ import (
 
 // TestDashboardInABrowser runs `sandbox serve` and drives its page in
 // Debian's chromium with playwright-core (testdata/dashboard.mjs): the
-// page sees requests appear live, approves one with the keyboard, shows
-// its output, and a screenshot lands in test-artifacts/.
+// page sees requests appear live, says "not authorised" when opened with
+// an address already used, approves one with the keyboard and moves on
+// to the next pending request, shows a failed command with a failure
+// badge, audit details as fields, fits a 390 px phone screen, and its
+// screenshots land in test-artifacts/.
 func TestDashboardInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: not in -short mode")
@@ -73,13 +76,17 @@ func TestDashboardInABrowser(t *testing.T) {
 		}
 	}
 	third := submit(t, q, proj, strings.TrimSpace(long.String()), "clean the cache")
-	for _, s := range []string{"SEEN", "GUARDED", "APPROVED", "SHOT", "DENIED", "PAGED", "AUDIT", "OFFER-READY"} {
+	for _, s := range []string{"SEEN", "UNAUTHORISED", "GUARDED", "APPROVED", "SHOT", "DENIED", "PAGED", "AUDIT", "OFFER-READY"} {
 		expect(t, steps, s)
 	}
 	for _, name := range []string{"f1", "f2", "f3"} {
 		submit(t, q, proj, "printf "+name, "the same shape three times")
 	}
-	for _, s := range []string{"OFFERED", "DONE"} {
+	for _, s := range []string{"OFFERED", "FAIL-READY"} {
+		expect(t, steps, s)
+	}
+	failing := submit(t, q, proj, "echo failing; exit 3", "a command that fails")
+	for _, s := range []string{"FAILED", "PHONE", "DONE"} {
 		expect(t, steps, s)
 	}
 	if out, err := exec.Command(bin, "remembered", "list", "--dir", proj).CombinedOutput(); err != nil || !strings.Contains(string(out), "printf **") {
@@ -106,6 +113,12 @@ func TestDashboardInABrowser(t *testing.T) {
 	keepScreenshot(t, root, strings.TrimSuffix(shot, ".png")+"-long.png", "serve-dashboard-long.png")
 	keepScreenshot(t, root, shot, "serve-dashboard.png")
 	keepScreenshot(t, root, strings.TrimSuffix(shot, ".png")+"-deny.png", "serve-dashboard-deny.png")
+	for _, name := range []string{"unauthorised", "failed", "phone"} {
+		keepScreenshot(t, root, strings.TrimSuffix(shot, ".png")+"-"+name+".png", "serve-dashboard-"+name+".png")
+	}
+	if res, err := q.Result(failing); err != nil || res.ExitCode == nil || *res.ExitCode != 3 {
+		t.Errorf("the failing command's result: %+v, %v", res, err)
+	}
 }
 
 func repoRoot(t *testing.T) string {

@@ -123,3 +123,22 @@ func TestBadPendingFilesAreQuarantinedAndReported(t *testing.T) {
 		t.Fatal("the bad file is still pending")
 	}
 }
+
+// An audit record's details reach the page as escaped key/value fields:
+// a string value is unquoted (so a bidi override in it, which JSON does
+// not escape, must be escaped here), a nested value stays compact JSON.
+func TestAuditDetails(t *testing.T) {
+	got := details([]byte(`{"reason":"ok \u202e evil","exit":3,"argv":["a","b"],"z\u001b":"x"}`))
+	want := []Detail{{"argv", `["a","b"]`}, {"exit", "3"}, {"reason", `ok \u202e evil`}, {`z\x1b`, "x"}}
+	if len(got) != len(want) {
+		t.Fatalf("details = %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("field %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if details([]byte(`[1,2]`)) != nil || details(nil) != nil {
+		t.Error("a detail that is not an object is split")
+	}
+}

@@ -40,7 +40,7 @@ try {
   const other = await ctx.newPage();
   await other.goto(url, { waitUntil: 'load', timeout: 30000 });
   await other.waitForSelector('#banner:not(.hidden)', { timeout: 30000 });
-  if (!(await other.textContent('#banner')).includes('Signed out')) fail('a spent code signed a page in');
+  if (!(await other.textContent('#banner')).includes('Not authorised')) fail('a spent code signed a page in');
   await other.close();
   step('READY');
 
@@ -54,6 +54,20 @@ try {
   if (!/^escalate [a-z ]+: git push origin main/.test(second)) fail('the list does not lead with what escalated: ' + second);
   if (/[\u001b\u202e]/.test(await page.textContent('body'))) fail('a raw control character reached the page');
   step('SEEN');
+
+  // Opened without a valid token (the address already used) while
+  // requests are pending, a page says it is not authorised, and where
+  // requests would be listed it says so too, never "Nothing waiting".
+  const unauth = await ctx.newPage();
+  await unauth.goto(url, { waitUntil: 'load', timeout: 30000 });
+  await unauth.waitForSelector('#banner:not(.hidden)', { timeout: 30000 });
+  const notAuth = 'Not authorised: open the URL that `sandbox serve` printed';
+  if (!(await unauth.textContent('#banner')).includes(notAuth)) fail('unauthorised banner: ' + await unauth.textContent('#banner'));
+  if (!(await unauth.textContent('#pending-empty')).includes(notAuth)) fail('unauthorised list: ' + await unauth.textContent('#pending-empty'));
+  if ((await unauth.textContent('body')).includes('Nothing waiting')) fail('an unauthorised page says nothing is waiting');
+  await unauth.screenshot({ path: shot.replace(/\.png$/, '-unauthorised.png'), fullPage: false });
+  await unauth.close();
+  step('UNAUTHORISED');
 
   // The guard: a key or a click on approve in the same moment the selected
   // request changes does nothing (dispatched in one task with the change,
@@ -80,6 +94,14 @@ try {
     if (!fields.includes(want)) fail('detail lacks ' + want + ': ' + fields);
   }
   await page.keyboard.press('a');
+  // Once it has run, the page moves on to the next pending request (the
+  // git push), saying how the first ended; the first stays under Recent,
+  // its output a click away.
+  await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('git push'), null, { timeout: 30000 });
+  if (!(await page.textContent('#toast')).startsWith('Approved')) fail('no word of the approval: ' + await page.textContent('#toast'));
+  const okBadge = await page.getAttribute('#done-list .item:has-text("hello from the dashboard") .badge', 'class');
+  if (okBadge !== 'badge approved') fail('a command that exited 0 has badge ' + okBadge);
+  await page.click('#done-list .item:has-text("hello from the dashboard")');
   await page.waitForFunction(() => document.querySelector('#output').textContent.includes('hello from the dashboard'), null, { timeout: 30000 });
   await page.waitForSelector('#outcome.ok', { timeout: 30000 });
   const out = await page.textContent('#output');
@@ -111,7 +133,9 @@ try {
   await page.keyboard.type('not on main, open a pull request');
   await page.screenshot({ path: shot.replace(/\.png$/, '-deny.png'), fullPage: false });
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => (document.querySelector('#outcome').textContent || '').startsWith('Denied'), null, { timeout: 30000 });
+  // A deny moves on to the next pending request too (the long script).
+  await page.waitForFunction(() => (document.querySelector('#toast').textContent || '').startsWith('Denied'), null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('line-01'), null, { timeout: 30000 });
   step('DENIED');
 
   // Nothing approved unseen: a 63-line script whose line 62 is below the
@@ -140,6 +164,10 @@ try {
   await page.keyboard.press('2');
   await page.waitForSelector('#verify .ok', { timeout: 30000 });
   await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr').length >= 3, null, { timeout: 30000 });
+  // Details read as "key value" lines, not raw JSON.
+  if (!(await page.$('#audit-rows .detail-cell .kv'))) fail('audit details are not split into fields');
+  const rawJSON = await page.evaluate(() => Array.from(document.querySelectorAll('#audit-rows .detail-cell')).map((c) => c.textContent).filter((t) => t.trim().startsWith('{')));
+  if (rawJSON.length) fail('audit details shown as raw JSON: ' + rawJSON[0]);
   await page.keyboard.press('3');
   await page.waitForSelector('#policy-list .policy-card', { timeout: 30000 });
   const card = await page.textContent('#policy-list .policy-card');
@@ -157,7 +185,7 @@ try {
     await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
     if (name !== 'f3' && !(await page.isHidden('#offer'))) fail('a rule offered before the third approval');
     await page.keyboard.press('a');
-    await page.waitForSelector('#outcome.ok', { timeout: 30000 });
+    await page.waitForSelector('#done-list .item:has-text("printf ' + name + '") .badge.approved', { timeout: 30000 });
   }
   await page.waitForSelector('#offer:not(.hidden)', { timeout: 30000 });
   const offerText = await page.textContent('#offer');
@@ -165,6 +193,45 @@ try {
   await page.keyboard.press('y');
   await page.waitForFunction(() => (document.querySelector('#toast').textContent || '').startsWith('Remembered'), null, { timeout: 30000 });
   step('OFFERED');
+
+  // A command that exited non-zero is not shown as a success.
+  step('FAIL-READY');
+  await page.waitForSelector('#pending-list .item:has-text("exit 3")', { timeout: 30000 });
+  await page.click('#pending-list .item:has-text("exit 3")');
+  await page.waitForFunction(() => document.querySelector('#d-summary').textContent.includes('exit 3'), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.body.dataset.guard !== 'on', null, { timeout: 10000 });
+  await page.keyboard.press('a');
+  const failed = '#done-list .item:has-text("exit 3") .badge';
+  await page.waitForSelector(failed, { timeout: 30000 });
+  const failedClass = await page.getAttribute(failed, 'class');
+  if (failedClass !== 'badge failed' || (await page.textContent(failed)) !== 'exit 3') fail('a failed command has badge ' + failedClass + ' ' + await page.textContent(failed));
+  await page.waitForSelector('#outcome.bad', { timeout: 30000 });
+  await page.screenshot({ path: shot.replace(/\.png$/, '-failed.png'), fullPage: false });
+  step('FAILED');
+
+  // At phone width (390 px) nothing overflows sideways, on any view.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const tab of ['1', '2', '3', '1']) {
+    await page.keyboard.press(tab);
+    await page.waitForTimeout(100);
+    const wide = await page.evaluate(() => {
+      const w = document.documentElement.clientWidth;
+      const over = Array.from(document.querySelectorAll('body *')).filter((e) => {
+        if (!e.getClientRects().length) return false;
+        const r = e.getBoundingClientRect();
+        // inside a box that scrolls sideways on its own is fine
+        for (let p = e.parentElement; p; p = p.parentElement) {
+          const o = getComputedStyle(p).overflowX;
+          if (o === 'auto' || o === 'scroll' || o === 'hidden') return false;
+        }
+        return r.right > w + 1 || r.left < -1;
+      }).map((e) => e.tagName + '#' + e.id + '.' + e.className);
+      return { doc: document.documentElement.scrollWidth, w, over: over.slice(0, 5) };
+    });
+    if (wide.doc > wide.w || wide.over.length) fail('view ' + tab + ' overflows at 390 px: ' + JSON.stringify(wide));
+  }
+  await page.screenshot({ path: shot.replace(/\.png$/, '-phone.png'), fullPage: false });
+  step('PHONE');
   if (problems.length) fail(problems.join('\n'));
 } finally {
   await ctx.close();

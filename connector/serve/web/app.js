@@ -86,9 +86,25 @@
     return data;
   }
 
+  // NOT_AUTHORISED is what the page says wherever it would list or show
+  // requests while it is not signed in: "Nothing waiting" there would be
+  // a lie when requests are pending.
+  const NOT_AUTHORISED = 'Not authorised: open the URL that `sandbox serve` printed.';
+  let authorised = true;
+
   function signedOut() {
-    banner('Signed out. This page keeps its credential in memory only, so a reload or a spent address signs it out: ' +
-      'open a fresh address (sandbox serve prints one when it starts; POST /api/codes with the token file makes more).');
+    authorised = false;
+    banner(NOT_AUTHORISED + ' This page keeps its sign-in in memory only, so a reload or an address already used signs it out ' +
+      '(sandbox serve prints a fresh one when it starts; POST /api/codes with the token file makes more).');
+    state.pending.clear();
+    state.done = [];
+    state.selected = null;
+    $('pending-empty').textContent = NOT_AUTHORISED;
+    $('done-empty').textContent = '';
+    $('detail-empty').textContent = NOT_AUTHORISED;
+    document.body.dataset.auth = 'no';
+    renderRequests();
+    $('count-pending').textContent = '–';
   }
 
   function banner(text) {
@@ -334,7 +350,7 @@
     const what = el('span', r.headline ? 'what headline' : 'what', r.headline || r.summary);
     top.append(el('span', 'kind ' + r.kind, r.kind), what);
     const st = itemState(r);
-    if (st) top.append(el('span', 'badge ' + st, st));
+    if (st) top.append(el('span', 'badge ' + badgeClass(r, st), badgeText(r, st)));
     if (!r.result && r.review && r.review.stale) top.append(el('span', 'badge stale', 'stale'));
     const meta = el('div', 'meta');
     if (state.folders.size > 1) meta.append(el('span', '', folderName(r.folder)));
@@ -344,6 +360,18 @@
     li.append(top, meta);
     li.addEventListener('click', () => select(r.id));
     return li;
+  }
+
+  // An approved command that exited non-zero or was killed did not
+  // succeed: its badge is not the green of success.
+  function ranBadly(r) {
+    const res = r.result;
+    return !!res && res.decision === 'approved' && (!!res.signal || (res.exit_code !== undefined && res.exit_code !== 0));
+  }
+  function badgeClass(r, st) { return ranBadly(r) ? 'failed' : st; }
+  function badgeText(r, st) {
+    if (!ranBadly(r)) return st;
+    return r.result.signal ? 'killed (' + r.result.signal + ')' : 'exit ' + r.result.exit_code;
   }
 
   function itemState(r) {
@@ -584,6 +612,21 @@
     return true;
   }
 
+  // nextPending moves the selection on from a request just decided to the
+  // next pending one (the one after it, else the first), so that the
+  // approver's next look lands on what still waits. The guard arms with
+  // the change, so a key meant for the decided request does not decide
+  // this one. With nothing pending the decided request stays selected,
+  // its outcome and output on screen.
+  function nextPending(decided) {
+    const l = pendingList().filter((r) => r.id !== decided && !busy.has(r.id));
+    if (!l.length) { renderRequests(); return; }
+    const after = l.find((r) => r.id > decided) || l[0];
+    const oc = state.outcomes.get(decided);
+    if (oc) toast(oc.text);
+    select(after.id);
+  }
+
   async function approve(always, pattern, staleConfirmed, rules) {
     const r = state.pending.get(state.selected);
     if (!r || busy.has(r.id) || guarded() || gateRefuses(r) || staleRefuses(r, staleConfirmed)) return;
@@ -604,9 +647,12 @@
       if (res.offer) showOffer(r, res.offer);
     } catch (e) {
       state.outcomes.set(r.id, { cls: 'bad', text: e.message });
+      busy.delete(r.id);
+      renderRequests();
+      return;
     }
     busy.delete(r.id);
-    renderRequests();
+    if (state.selected === r.id) nextPending(r.id); else renderRequests();
   }
 
   // showOffer shows the rule offered after repeated approvals of one
@@ -645,9 +691,12 @@
       state.outcomes.set(r.id, describeResult(res.result) || { cls: 'bad', text: 'Denied.' });
     } catch (e) {
       state.outcomes.set(r.id, { cls: 'bad', text: e.message });
+      busy.delete(r.id);
+      renderRequests();
+      return;
     }
     busy.delete(r.id);
-    renderRequests();
+    if (state.selected === r.id) nextPending(r.id); else renderRequests();
   }
 
   function describeResult(res) {
@@ -758,8 +807,26 @@
       el('td', 'mono', r.seq), el('td', '', new Date(r.time).toLocaleTimeString()),
       el('td', '', folderName(r.folder)), el('td', 'mono', r.actor), el('td', 'mono', r.event),
       el('td', 'mono', (r.request_id || '').slice(0, 10)), el('td', '', r.decision),
-      el('td', 'detail-cell', r.authentic ? r.detail : '(not authentic) ' + r.detail));
+      detailCell(r));
     return tr;
+  }
+
+  // detailCell shows a record's details as "key value" lines (the server
+  // escaped each); the raw JSON stays in the tooltip.
+  function detailCell(r) {
+    const td = el('td', 'detail-cell');
+    if (!r.authentic) td.append(el('div', 'bad', '(not authentic)'));
+    if (r.details && r.details.length) {
+      for (const d of r.details) {
+        const line = el('div', 'kv');
+        line.append(el('span', 'k', d.key), el('span', 'v', d.value));
+        td.append(line);
+      }
+      td.title = r.detail || '';
+    } else if (r.detail) {
+      td.append(el('div', 'v', r.detail));
+    }
+    return td;
   }
 
   function renderAudit(fresh) {
