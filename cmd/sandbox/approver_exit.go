@@ -7,15 +7,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// Exit codes of `sandbox request` and `sandbox result` when the command
-// itself did not decide it (docs/APPROVER.md).
-const (
-	exitTimeout     = 124 // still pending when the wait ended; expired; withdrawn
-	exitNotRun      = 125 // approved but failed to run, or interrupted
-	exitDenied      = 126 // denied by a human, a rule or a remembered decision
-	exitInterrupted = 130 // Ctrl-C
-)
-
 // resultExit maps a finished request onto the exit code the command that
 // waited for it returns, and the message it prints on stderr ("" for
 // none). An executed command's own exit code is passed through (a signal

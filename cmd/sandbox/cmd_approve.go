@@ -62,7 +62,7 @@ waiting (nobody would receive the output) needs --stale-ok.`,
 
 func runApprove(ctx context.Context, opts *approveOptions) error {
 	if opts.pattern != "" && !opts.always {
-		return &exitError{code: exitUsage, msg: "--pattern needs --always"}
+		return usageErrorf("--pattern needs --always")
 	}
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
@@ -115,7 +115,7 @@ func shownHash(env *approverEnv, opts *approveOptions) (string, error) {
 	case opts.hash != "":
 		return opts.hash, nil
 	case !terminal:
-		return "", &exitError{code: exitUsage, msg: "approve needs --hash HASH (the content hash sandbox show or list --json printed) when it is not on a terminal; nothing ran"}
+		return "", usageErrorf("approve needs --hash HASH (the content hash sandbox show or list --json printed) when it is not on a terminal; nothing ran")
 	}
 	fmt.Fprintf(opts.out, "Run request %s (hash %.12s…) here, now? [y/N] ", req.ID, req.Hash)
 	line, _ := bufio.NewReader(opts.in).ReadString('\n')

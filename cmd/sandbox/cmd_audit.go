@@ -18,9 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// exitAuditBad is `sandbox audit verify` on a log that fails verification.
-const exitAuditBad = exitFailure
-
 func newAuditCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",

@@ -17,13 +17,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of `sandbox check`: the decision.
-const (
-	exitCheckAllow    = 0
-	exitCheckEscalate = 10
-	exitCheckDeny     = 20
-)
-
 type checkOptions struct {
 	dir      dirFlag
 	json     bool
@@ -47,7 +40,7 @@ func newCheckCmd() *cobra.Command {
 		Short: "Ask the folder's policy about a command, file, destination or MCP tool (exit 0 allow, 10 escalate, 20 deny)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); len(args) > 0 && dash != 0 {
-				return &exitError{code: exitUsage, msg: checkArgsHint(args)}
+				return usageErrorf("%s", checkArgsHint(args))
 			}
 			opts.argv, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for _, name := range []string{"script", "write", "read", "url", "mcp"} {
@@ -77,10 +70,10 @@ func newCheckCmd() *cobra.Command {
 
 func runCheck(_ context.Context, opts *checkOptions) error {
 	if len(opts.given) != 1 {
-		return &exitError{code: exitUsage, msg: "check: give exactly one of --script, --write, --read, --url, --mcp or -- ARGV"}
+		return usageErrorf("check: give exactly one of --script, --write, --read, --url, --mcp or -- ARGV")
 	}
 	if opts.jailed && opts.unjailed {
-		return &exitError{code: exitUsage, msg: "check: --jailed and --unjailed exclude each other"}
+		return usageErrorf("check: --jailed and --unjailed exclude each other")
 	}
 	f, err := opts.dir.resolve(nil)
 	if err != nil {

@@ -20,10 +20,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// exitHookRefused is the only exit code these agents treat as "refuse the
-// call" when a hook fails; every other code lets the call through.
-const exitHookRefused = 2
-
 // hookProfiles are the agents `sandbox hook AGENT` answers for.
 var hookProfiles = map[string]claude.Profile{
 	"claude": claude.Claude,

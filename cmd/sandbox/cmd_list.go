@@ -125,7 +125,7 @@ func listStates(s string) ([]queue.State, error) {
 	case "pending", "claimed", "done":
 		return []queue.State{queue.State(s)}, nil
 	}
-	return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--state %q: want pending, claimed, done or all", s)}
+	return nil, usageErrorf("--state %q: want pending, claimed, done or all", s)
 }
 
 func listTable(w io.Writer, items []queue.Summary, headline map[string]string) error {

@@ -68,7 +68,7 @@ type suggestReport struct {
 
 func runPolicySuggest(ctx context.Context, opts *suggestOptions) error {
 	if opts.days < 1 || opts.min < 1 {
-		return &exitError{code: exitUsage, msg: "policy suggest: --days and --min must be at least 1"}
+		return usageErrorf("policy suggest: --days and --min must be at least 1")
 	}
 	if opts.write {
 		if err := approver.RefuseNonHuman(); err != nil {

@@ -111,7 +111,7 @@ func runRememberedList(_ context.Context, opts *rememberedOptions) error {
 // log says so first.
 func runRememberedForget(_ context.Context, opts *rememberedOptions) error {
 	if opts.all == (len(opts.args) > 0) {
-		return &exitError{code: exitUsage, msg: "remembered forget: give the IDs to forget (see `sandbox remembered list`) or --all, not both"}
+		return usageErrorf("remembered forget: give the IDs to forget (see `sandbox remembered list`) or --all, not both")
 	}
 	if err := approver.RefuseNonHuman(); err != nil {
 		return err

@@ -62,7 +62,7 @@ it could not run. Ctrl-C withdraws a request still pending.`,
 
 func runRequest(ctx context.Context, opts *requestOptions) error {
 	if (opts.script == "") == (len(opts.argv) == 0) {
-		return &exitError{code: exitUsage, msg: "give exactly one of --script TEXT and -- ARGV..."}
+		return usageErrorf("give exactly one of --script TEXT and -- ARGV...")
 	}
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
@@ -146,7 +146,7 @@ func buildRequest(f folder.Folder, opts *requestOptions) (*queue.Request, error)
 			return nil, fmt.Errorf("reading stdin: %w", err)
 		}
 		if len(data) > queue.MaxFileSize/2 {
-			return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--stdin: more than %d bytes", queue.MaxFileSize/2)}
+			return nil, usageErrorf("--stdin: more than %d bytes", queue.MaxFileSize/2)
 		}
 		p.Stdin = data
 	}

@@ -87,7 +87,7 @@ func runRestore(_ context.Context, opts *restoreOptions) error {
 		return restoreOverview(opts, f) // restore_overview.go
 	}
 	if modes != 1 {
-		return &exitError{exitUsage, "restore: give exactly one of --list, PATH..., --session ID, --all or --checkpoint ID"}
+		return usageErrorf("restore: give exactly one of --list, PATH..., --session ID, --all or --checkpoint ID")
 	}
 	if opts.ckID != "" {
 		return restoreCheckpoint(opts, f)

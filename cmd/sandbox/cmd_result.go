@@ -54,7 +54,7 @@ func runResult(ctx context.Context, opts *resultOptions) error {
 	}
 	defer q.Close()
 	if !queue.ValidID(opts.id) {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("%q is not a request id", opts.id)}
+		return usageErrorf("%q is not a request id", opts.id)
 	}
 	if _, _, err := q.Load(opts.id); errors.Is(err, queue.ErrNotFound) {
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("no request %s in %s", opts.id, f.Root)}

@@ -135,18 +135,18 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 	}
 	lo.Limits.Pids, lo.Limits.CPUs = o.pids, o.cpus
 	if o.pids < 0 || o.pids > 0 && o.pids < policy.MinPIDs {
-		return lo, fmt.Errorf("invalid argument --pids %d: want 0 (no limit) or at least %d (the jail's init needs a few threads)", o.pids, policy.MinPIDs)
+		return lo, usageErrorf("invalid argument --pids %d: want 0 (no limit) or at least %d (the jail's init needs a few threads)", o.pids, policy.MinPIDs)
 	}
 	for _, name := range o.allowDegraded {
 		l, err := launcher.ParseLayer(name)
 		if err != nil {
-			return lo, fmt.Errorf("invalid argument --allow-degraded: %w", err)
+			return lo, usageErrorf("invalid argument --allow-degraded: %w", err)
 		}
 		lo.AllowDegraded = append(lo.AllowDegraded, l)
 	}
 	if len(o.allowHosts) > 0 {
 		if lo.Decider, err = launcher.NewAllowList(o.allowHosts...); err != nil {
-			return lo, fmt.Errorf("invalid argument --allow-host: %w", err)
+			return lo, usageErrorf("invalid argument --allow-host: %w", err)
 		}
 	}
 	return lo, nil
@@ -156,7 +156,7 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 func parseSize(s string) (int64, error) {
 	n, err := policy.ParseSize(s)
 	if err != nil {
-		return 0, fmt.Errorf("invalid argument --memory %q: want a size such as 512M or 2G", s)
+		return 0, usageErrorf("invalid argument --memory %q: want a size such as 512M or 2G", s)
 	}
 	return n, nil
 }

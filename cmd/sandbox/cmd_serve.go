@@ -166,13 +166,13 @@ func serveHTTP(ctx context.Context, ln net.Listener, tlsCfg *tls.Config, srv *se
 // needs a certificate and key. It loads them.
 func (o *serveOptions) check() (*tls.Config, error) {
 	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return nil, &exitError{code: exitUsage, msg: "--tls-cert and --tls-key go together"}
+		return nil, usageErrorf("--tls-cert and --tls-key go together")
 	}
 	if o.allowRemote && o.tlsCert == "" {
-		return nil, &exitError{code: exitUsage, msg: serve.ErrRemoteNeedsTLS.Error()}
+		return nil, usageErrorf("%w", serve.ErrRemoteNeedsTLS)
 	}
 	if !o.allowRemote && !isLoopback(o.addr) {
-		return nil, &exitError{code: exitUsage, msg: serve.ErrNotLoopback.Error()}
+		return nil, usageErrorf("%w", serve.ErrNotLoopback)
 	}
 	if o.tlsCert == "" {
 		return nil, nil

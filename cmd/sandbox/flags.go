@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/spf13/cobra"
@@ -25,13 +24,4 @@ func (d *dirFlag) resolve(args []string) (folder.Folder, error) {
 		noteFolderInForce(os.Stderr, f) // folder_note.go
 	}
 	return f, err
-}
-
-// isUsageError recognises cobra's flag and argument errors.
-func isUsageError(err error) bool {
-	s := err.Error()
-	return strings.HasPrefix(s, "unknown flag") || strings.HasPrefix(s, "unknown shorthand") ||
-		strings.HasPrefix(s, "unknown command") || strings.Contains(s, "flag needs an argument") ||
-		strings.HasPrefix(s, "accepts ") || strings.HasPrefix(s, "requires at least") ||
-		strings.HasPrefix(s, "invalid argument")
 }

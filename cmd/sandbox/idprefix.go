@@ -42,7 +42,7 @@ func resolveID(f folder.Folder, typed string) (string, error) {
 	case 1:
 		return match[0], nil
 	}
-	return "", &exitError{code: exitUsage, msg: ambiguousID(typed, match)}
+	return "", usageErrorf("%s", ambiguousID(typed, match))
 }
 
 func ambiguousID(typed string, match []string) string {

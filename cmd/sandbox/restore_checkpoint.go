@@ -21,7 +21,7 @@ func restoreCheckpoint(opts *restoreOptions, f folder.Folder) error {
 	}
 	ck, err := store.Get(opts.ckID)
 	if errors.Is(err, checkpoint.ErrBadID) || errors.Is(err, checkpoint.ErrNotFound) {
-		return &exitError{exitUsage, "restore: " + oneLine(err.Error()) + " (see `sandbox checkpoints`)"}
+		return usageErrorf("restore: %s (see `sandbox checkpoints`)", oneLine(err.Error()))
 	}
 	if err != nil {
 		return err

@@ -51,6 +51,7 @@ func newRootWith(cs []func() *cobra.Command) *cobra.Command {
 	for _, c := range cs {
 		root.AddCommand(c())
 	}
+	usageErrors(root) // exit.go
 	return root
 }
 

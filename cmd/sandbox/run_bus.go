@@ -8,10 +8,6 @@ import (
 	"github.com/sandbox-dev/sandbox/launcher"
 )
 
-// exitCIDenied is `sandbox run --ci --fail-on-deny`'s exit code when the
-// command succeeded but an escalation was denied.
-const exitCIDenied = 4
-
 // runBus is a run's side of the folder bus (shims, proxy decisions,
 // withdrawals, the CI approver), served while the jail runs.
 type runBus struct {
@@ -26,7 +22,7 @@ type runBus struct {
 // startRunBus opens the bus, applies it to lo and serves it.
 func startRunBus(ctx context.Context, opts *runOptions, lo *launcher.Options) (*runBus, error) {
 	if !opts.ci && (opts.report != "" || opts.failOnDeny) {
-		return nil, fmt.Errorf("invalid argument --report/--fail-on-deny: only with --ci")
+		return nil, usageErrorf("invalid argument --report/--fail-on-deny: only with --ci")
 	}
 	bus, err := launcher.OpenBus(launcher.BusOptions{
 		Folder: lo.Folder, Agent: opts.agent, CI: opts.ci, Logger: stderrLogger(opts.stderr),

@@ -31,12 +31,12 @@ type cwdReport struct {
 // openCwdReport prepares the report to descriptor fd.
 func openCwdReport(fd int) (*cwdReport, error) {
 	if fd < 3 {
-		return nil, fmt.Errorf("invalid argument --cwd-fd %d: want a descriptor above 2", fd)
+		return nil, usageErrorf("invalid argument --cwd-fd %d: want a descriptor above 2", fd)
 	}
 	syscall.CloseOnExec(fd)
 	out := os.NewFile(uintptr(fd), "cwd-fd")
 	if _, err := out.Stat(); err != nil {
-		return nil, fmt.Errorf("invalid argument --cwd-fd %d: not open: %v", fd, err)
+		return nil, usageErrorf("invalid argument --cwd-fd %d: not open: %v", fd, err)
 	}
 	syscall.ForkLock.RLock() // no fork between the pair's creation and close-on-exec
 	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
