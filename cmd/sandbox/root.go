@@ -36,7 +36,19 @@ var commands = []func() *cobra.Command{
 	newVersionCmd,
 }
 
-func newRootCmd() *cobra.Command { return newRootWith(commands) }
+func newRootCmd() *cobra.Command {
+	root := newRootWith(commands)
+	// cobra adds its `completion` command (four shells) only at Execute,
+	// after usageErrors saw the tree: add it now so that its usage errors
+	// are typed too. The fast commands' roots go without it (fastcmd.go).
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			usageErrors(c)
+		}
+	}
+	return root
+}
 
 // newRootWith builds the root command with the given subcommands.
 func newRootWith(cs []func() *cobra.Command) *cobra.Command {

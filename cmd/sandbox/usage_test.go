@@ -65,6 +65,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"show"}, "accepts 1 arg(s), received 0"},
 		{[]string{"uninstall", "a", "b"}, "accepts at most 1 arg(s), received 2"},
+		{[]string{"completion", "bogus"}, `unknown command "bogus" for "sandbox completion"`},
+		{[]string{"completion", "bash", "x"}, `unknown command "x" for "sandbox completion bash"`},
 		{[]string{"version", "x"}, `unknown command "x" for "sandbox version"`},
 		{[]string{"watch", "--wait"}, "unknown flag: --wait"},
 	}...)

@@ -46,7 +46,7 @@ func runShows(t *testing.T, cases [][2]string) {
 }
 
 // The Go toolchain's environment variables and flags that run programs,
-// write outside the project or read files (issue class 12).
+// write outside the project or read files (docs/THREAT-MODEL.md, class 12).
 func TestGoToolchainAdversarial(t *testing.T) {
 	runShows(t, [][2]string{
 		// Variables, assigned in every way a shell allows.

@@ -3,7 +3,7 @@ package shell
 import "testing"
 
 // Secret reads through tools whose command lines the analyzer used to
-// misread (issue class 14): jq after --args and with -f, git reading
+// misread (docs/THREAT-MODEL.md, class 14): jq after --args and with -f, git reading
 // files outside the repository, and tools that read directories whole.
 func TestSecretReadsAdversarial(t *testing.T) {
 	runShows(t, [][2]string{
