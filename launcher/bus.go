@@ -236,14 +236,19 @@ func (b *Bus) env(o *Options) ([]string, error) {
 func isSet(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 
 // Serve runs the supervisor's side of the bus until ctx ends: it
-// withdraws what jailed shims ask to withdraw and, in CI mode, decides
+// withdraws what jailed shims ask to withdraw, takes the checkpoints
+// jailed hooks ask for (ckptserve.go) and, in CI mode, decides
 // the run's requests. It returns when every decision it started is done.
 func (b *Bus) Serve(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		shims.ServeWithdrawals(ctx, b.q, b.session, b.log)
+	}()
+	go func() {
+		defer wg.Done()
+		newCkptServer(b.f, b.st, b.session, b.log).serve(ctx)
 	}()
 	if b.ci != nil {
 		wg.Add(1)

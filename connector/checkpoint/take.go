@@ -22,6 +22,11 @@ type Request struct {
 	// WholeTree keeps the whole work tree (git checkout, reset, clean,
 	// stash, a write whose path is not known statically, ...).
 	WholeTree bool
+	// Cwd is where a shell command runs. Take does not use it; a
+	// checkpointer that recomputes the paths elsewhere does (run mode's
+	// jailed hook asks the supervisor, which trusts no path list from the
+	// jail).
+	Cwd       string
 	Session   string
 	ToolUseID string
 	Tool      string

@@ -28,6 +28,7 @@ func (c *Core) checkpoint(call *Call) error {
 		Session: call.Session, ToolUseID: call.ToolUseID, Tool: call.Tool, Command: Subject(call),
 	}
 	if call.Action == Shell {
+		req.Cwd = call.Cwd
 		req.Paths, req.WholeTree = checkpoint.ForShell(call.Script, call.Cwd)
 	} else {
 		req.Paths = call.Paths

@@ -19,6 +19,10 @@ import (
 // names agree). The jail can read it but not write it.
 const policyCacheName = ".policy-cache"
 
+// runSessionVar is the run's session in the jail's environment
+// (shims.EnvSession; a test checks that the names agree).
+const runSessionVar = "SANDBOX_SESSION"
+
 // maxPolicyCache bounds the cache read.
 const maxPolicyCache = 4 << 20
 
@@ -33,10 +37,15 @@ const maxPolicyCache = 4 << 20
 // escalates every call rather than refusing it. Nothing is appended to the
 // audit log (its key is out of reach; the approver audits what it
 // decides), and no originals are kept (the jail cannot write .sandbox/).
+// Checkpoints are taken by the run's supervisor, asked over the bus
+// (ckptbus.go), when the hook runs under a run that serves them.
 func openInside(f folder.Folder, o Options, log *slog.Logger) (*hook.Core, error) {
 	core := &hook.Core{
 		Folder: f, Log: log, JailState: hook.JailInside,
 		Options: hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
+	}
+	if s := os.Getenv(runSessionVar); s != "" {
+		core.Checkpoints = &busCheckpointer{f: f, runSession: s}
 	}
 	if o.Classify {
 		eng, err := cachedPolicy(f, log)
