@@ -10,10 +10,12 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/checkpoint"
+	"github.com/sandbox-dev/sandbox/connector/folder"
 )
 
 // ckptPolicy allows the test's calls, so that only checkpoints decide.
-const ckptPolicy = "version: 1\nshell:\n  allow:\n    - \"rm **\"\n    - \"ls **\"\nwrite:\n  allow: [\"**\"]\n"
+const ckptPolicy = "version: 1\nhook:\n  wait: 1s\nshell:\n  allow:\n    - \"rm **\"\n    - \"ls **\"\n" +
+	"write:\n  allow: [\"**\"]\nread:\n  allow: [\"/**\"]\n"
 
 // jailedHooks runs, under `sandbox run` (the real jail, private /tmp),
 // the real Claude Code hook once per event, in order, and returns the
@@ -37,7 +39,7 @@ func jailedHooks(t *testing.T, bin, root string, events ...map[string]any) strin
 		script.WriteString("tools/sandbox hook claude < " + name + "; echo; ")
 		script.WriteString("ls .sandbox/escalations/kept > tools/answers" + string(rune('0'+i)) + "; ")
 	}
-	script.WriteString("echo forged > .sandbox/escalations/kept/forged.json 2>/dev/null && echo FORGED; ")
+	script.WriteString("echo forged > .sandbox/escalations/kept/forged.json 2>/dev/null && echo FORGED; true")
 	cmd := exec.Command(bin, "run", "--quiet", "--dir", root, "--", "sh", "-c", script.String())
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
@@ -45,6 +47,22 @@ func jailedHooks(t *testing.T, bin, root string, events ...map[string]any) strin
 		t.Fatalf("sandbox run: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// ckptProject is runProject with the whole bus layout (the shims' policy
+// cache needs .sandbox/shims) and ckptPolicy accepted.
+func ckptProject(t *testing.T, bin string) string {
+	t.Helper()
+	root := runProject(t)
+	f, err := folder.New(root)
+	if err == nil {
+		err = f.Create()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	acceptPolicy(t, bin, root, ckptPolicy)
+	return root
 }
 
 func bashEvent(root, command, id string) map[string]any {
@@ -60,8 +78,8 @@ func bashEvent(root, command, id string) map[string]any {
 // write an answer.
 func TestRunModeCheckpointRestores(t *testing.T) {
 	requireRunJail(t)
-	bin, root := sandboxBinary(t), runProject(t)
-	acceptPolicy(t, bin, root, ckptPolicy)
+	bin := sandboxBinary(t)
+	root := ckptProject(t, bin)
 	files := map[string]string{"src/main.go": "package main\n", "src/lib/a.txt": "a\x00b\n", "src/run.sh": "#!/bin/sh\n"}
 	for p, c := range files {
 		mustWriteFile(t, filepath.Join(root, p), c)
@@ -107,8 +125,8 @@ func TestRunModeCheckpointRestores(t *testing.T) {
 // of letting it through unkept, as connector mode does.
 func TestRunModeCheckpointFailureEscalates(t *testing.T) {
 	requireRunJail(t)
-	bin, root := sandboxBinary(t), runProject(t)
-	acceptPolicy(t, bin, root, ckptPolicy)
+	bin := sandboxBinary(t)
+	root := ckptProject(t, bin)
 	mustWriteFile(t, filepath.Join(root, "src", "main.go"), "package main\n")
 	dirs, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "sandbox", "folders", "*"))
 	if len(dirs) != 1 {

@@ -25,6 +25,14 @@ func TestPolicyCacheIsTheShims(t *testing.T) {
 	}
 }
 
+// The jailed hook asks the supervisor of the run whose session the
+// launcher put in the jail's environment.
+func TestRunSessionIsTheShims(t *testing.T) {
+	if runSessionVar != shims.EnvSession {
+		t.Fatalf("hook reads $%s, the launcher sets $%s", runSessionVar, shims.EnvSession)
+	}
+}
+
 // display.SingleQuote makes any script one argument that bash reads back byte for
 // byte: quotes, substitutions, newlines and backslashes stay inert.
 func TestShellQuoteRoundTrips(t *testing.T) {
