@@ -16,6 +16,12 @@ const (
 	ruleNothing  = "builtin:nothing-to-run"
 	ruleGit      = "builtin:git"
 	ruleEffects  = "effects"
+	// ruleJailLoopback allows, on the jailed engine, a script's connection
+	// to the loopback that no rule names: the jail's own.
+	ruleJailLoopback = "jail-loopback"
+	// ruleJailTmp allows, on the jailed engine, a write to the temp dirs
+	// that no rule names.
+	ruleJailTmp = "jail-tmp"
 )
 
 const (

@@ -104,7 +104,29 @@ func (e *Engine) scriptHostPart(ef *shell.Effect) Part {
 		return Part{Trigger: Network, Subject: ef.Host, Decision: Escalate, Rule: ruleDynamic,
 			Reason: joinReason(ef.Reason, "the destination is not known statically")}
 	}
-	return e.hostPart(ef.Host, ef.Host)
+	p := e.hostPart(ef.Host, ef.Host)
+	if e.jailed && p.Decision == Escalate && p.Rule == ruleDefault && jailLoopback(ef.Host) {
+		// No rule names it, and in the jail it is the jail's own
+		// loopback (its own network namespace): a server the same
+		// command started. The host's services are there only where a
+		// network rule forwards their port, and then that rule decides.
+		p.Decision, p.Rule = Allow, ruleJailLoopback
+		p.Reason, p.Propose = "the jail's own loopback (the host's services are reached only through a network rule)", ""
+	}
+	return p
+}
+
+// jailLoopback reports a destination on the loopback: 127.0.0.0/8, ::1
+// (also IPv4-mapped) or localhost.
+func jailLoopback(hostport string) bool {
+	d, err := parseDest(hostport)
+	if err != nil {
+		return false
+	}
+	if d.ip.IsValid() {
+		return d.ip.Unmap().IsLoopback()
+	}
+	return d.name == "localhost"
 }
 
 // MCP decides calling an MCP tool by its full name (mcp__server__tool).

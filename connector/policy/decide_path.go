@@ -2,6 +2,7 @@ package policy
 
 import (
 	"github.com/sandbox-dev/sandbox/connector/shell"
+	"strings"
 )
 
 // Write decides writing the file at p (relative to cwd, "" is the root).
@@ -36,10 +37,29 @@ func (e *Engine) filePart(t Trigger, p, dir string) Part {
 		return Part{Trigger: t, Subject: p, Decision: Escalate, Rule: rulePath, Reason: err.Error()}
 	}
 	part := e.pathVerdict(t, abs).part(t, abs)
+	if e.jailed && t == Write && part.Decision == Escalate && part.Rule == ruleDefault && inTempDir(abs) &&
+		!isPrefixSegs(e.homeSegs, pathSegments(abs)) {
+		// No rule names it, and the jail lets its commands write the
+		// temp dirs (private ones in run mode, the host's /tmp minus
+		// its sockets in connector mode). abs is resolved: a link there
+		// into the home is decided where it leads.
+		part.Decision, part.Rule, part.Reason = Allow, ruleJailTmp, "a temp dir, which the jail lets its commands write"
+		return part
+	}
 	if part.Decision == Escalate {
 		part.Propose = ProposePattern(t, abs)
 	}
 	return part
+}
+
+// inTempDir reports a resolved path below /tmp or /var/tmp.
+func inTempDir(abs string) bool {
+	for _, dir := range []string{"/tmp/", "/var/tmp/"} {
+		if strings.HasPrefix(abs, dir) && len(abs) > len(dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // isDevice reports a path that names a device, not a file: /dev/null and

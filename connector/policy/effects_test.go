@@ -80,7 +80,7 @@ func TestEffectsAllowUnderstood(t *testing.T) {
 // Understood existed every one of these escalated by default; each one
 // here is a way the effects decision could have been fooled.
 func TestEffectsNeverAllowEscapes(t *testing.T) {
-	_, e := effectsFixture(t)
+	env, e := effectsFixture(t)
 	for _, script := range []string{
 		// Writes outside the project, directly.
 		"cp a.txt ~/.bashrc", "cp a.txt ../x", "cp a.txt /etc/passwd", "cp -- a.txt /etc/passwd",
@@ -117,11 +117,29 @@ func TestEffectsNeverAllowEscapes(t *testing.T) {
 		"cat ~/.ssh/id_rsa", "tar -czf out.tgz homelink",
 	} {
 		for _, eng := range []*Engine{e, e.ForJail()} {
-			if d := eng.Shell(script, ""); d.Decision == Allow {
+			if d := eng.Shell(script, ""); d.Decision == Allow && !(eng.Jailed() && onlyTempDirsOutside(d, env.root)) {
 				t.Errorf("jailed=%v %q allowed: %s", eng.Jailed(), script, dump(d))
 			}
 		}
 	}
+}
+
+// onlyTempDirsOutside reports a decision whose writes outside root all go
+// to the temp dirs the jail lets its commands write (the test's project
+// itself lives in one): the jailed engine allows those, nothing else
+// outside the project.
+func onlyTempDirsOutside(d Decision, root string) bool {
+	outside := 0
+	for _, p := range d.Parts {
+		if p.Trigger != Write || p.Subject == root || strings.HasPrefix(p.Subject, root+"/") {
+			continue
+		}
+		if p.Rule != ruleJailTmp || !inTempDir(p.Subject) {
+			return false
+		}
+		outside++
+	}
+	return outside > 0
 }
 
 // TestEffectsTreeDenies: a recursive write of a tree holding the
