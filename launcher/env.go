@@ -3,6 +3,8 @@ package launcher
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +23,10 @@ func jailEnv(base []string, o *Options, proxyPort int, netNS bool) []string {
 		drop[envKey(k)] = true
 	}
 	base, _ = ScrubbedEnv(base, envRules(o))
+	goCache := jailGoCache(envValue(base, "GOCACHE"), o.Folder.Root)
+	if goCache != "" {
+		drop["GOCACHE"] = true
+	}
 	env := make([]string, 0, len(base)+10)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
@@ -41,7 +47,29 @@ func jailEnv(base []string, o *Options, proxyPort int, netNS bool) []string {
 	if o.CI {
 		env = append(env, "SANDBOX_CI=1")
 	}
+	if goCache != "" {
+		env = append(env, "GOCACHE="+goCache)
+	}
 	return env
+}
+
+// jailGoCache is the Go build cache of jailed commands, "" to keep cur.
+// The user's cache lives in the home, which the jail keeps read-only: a
+// cache the jail could write would feed the user's next build outside
+// it, and without one every go build and go test in the jail failed. So
+// jailed builds get a cache of their own in the temp dir (the jail's own
+// in run mode, the host's in connector mode, where it outlives each
+// command), unless cur already lies in the project or a temp dir.
+func jailGoCache(cur, root string) string {
+	if runtime.GOOS != "linux" {
+		return ""
+	}
+	for _, dir := range append([]string{root}, tempDirs()...) {
+		if cur != "" && (cur == dir || strings.HasPrefix(cur, dir+string(filepath.Separator))) {
+			return ""
+		}
+	}
+	return filepath.Join(tempDirs()[0], "sandbox-go-build-"+strconv.Itoa(os.Getuid()))
 }
 
 // jailPath puts shimDir first and drops other copies of it.

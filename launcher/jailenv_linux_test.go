@@ -178,3 +178,25 @@ func parseBatch(out string) map[int]string {
 	}
 	return res
 }
+
+// A jailed go build works: the user's Go cache lives in the home, which
+// the jail keeps read-only, so jailed commands get a cache of their own in
+// the temp dir (without it every go build and go test in the jail failed
+// with "permission denied"), and the user's cache is not written.
+func TestJailGoBuildHasItsOwnCache(t *testing.T) {
+	e := newJailEnv(t)
+	goBin := testenv.RequireCommand(t, "go")
+	home := fakeHome(t)
+	userCache := filepath.Join(home, ".cache", "go-build")
+	mustWrite(t, filepath.Join(e.project.Root, "hello", "go.mod"), "module example.com/hello\n\ngo 1.21\n")
+	mustWrite(t, filepath.Join(e.project.Root, "hello", "main.go"), "package main\n\nfunc main() { println(\"built\") }\n")
+	o := e.options(jailModes[0], goBin, "run", "-C", filepath.Join(e.project.Root, "hello"), ".")
+	o.Env = append(withHome(o.Env, home), "GOTOOLCHAIN=local", "GOFLAGS=", "GOCACHE="+userCache)
+	out, res := runJailed(t, o)
+	if res.Code != 0 || !strings.Contains(out, "built") {
+		t.Fatalf("go run in the jail: exit %d:\n%s", res.Code, out)
+	}
+	if entries, _ := os.ReadDir(userCache); len(entries) != 0 {
+		t.Errorf("the jailed build wrote the user's cache %s", userCache)
+	}
+}
