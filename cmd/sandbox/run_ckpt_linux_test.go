@@ -74,7 +74,7 @@ func bashEvent(root, command, id string) map[string]any {
 // jailed hook allowing `rm -rf src` has the supervisor keep src first,
 // `sandbox checkpoints` outside the jail lists it, and `sandbox restore
 // --checkpoint ID --yes` brings src back byte for byte after the rm. A
-// call that writes nothing does not touch the bus, and the jail cannot
+// jailed Write is kept too. A call that writes nothing does not touch the bus, and the jail cannot
 // write an answer.
 func TestRunModeCheckpointRestores(t *testing.T) {
 	requireRunJail(t)
@@ -86,9 +86,11 @@ func TestRunModeCheckpointRestores(t *testing.T) {
 	}
 	os.Chmod(filepath.Join(root, "src/run.sh"), 0o755)
 
-	out := jailedHooks(t, bin, root, bashEvent(root, "ls -la", "toolu_ls"), bashEvent(root, "rm -rf src", "toolu_rm"))
-	if strings.Count(out, `"permissionDecision":"allow"`) != 2 {
-		t.Fatalf("want two allows:\n%s", out)
+	write := map[string]any{"session_id": "s1", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Write",
+		"tool_input": map[string]any{"file_path": filepath.Join(root, "src/main.go"), "content": "x"}, "tool_use_id": "toolu_w"}
+	out := jailedHooks(t, bin, root, bashEvent(root, "ls -la", "toolu_ls"), write, bashEvent(root, "rm -rf src", "toolu_rm"))
+	if strings.Count(out, `"permissionDecision":"allow"`) != 3 {
+		t.Fatalf("want three allows:\n%s", out)
 	}
 	if strings.Contains(out, "FORGED") {
 		t.Errorf("the jail wrote into the supervisor's answers:\n%s", out)
@@ -96,18 +98,22 @@ func TestRunModeCheckpointRestores(t *testing.T) {
 	if a, _ := os.ReadFile(filepath.Join(root, "tools", "answers0")); len(a) != 0 {
 		t.Errorf("`ls` asked the supervisor: answers %q", a)
 	}
-	if a, _ := os.ReadFile(filepath.Join(root, "tools", "answers1")); strings.Count(string(a), ".json") != 1 {
-		t.Errorf("`rm -rf src`: answers %q, want one", a)
+	if a, _ := os.ReadFile(filepath.Join(root, "tools", "answers2")); strings.Count(string(a), ".json") != 2 {
+		t.Errorf("Write and `rm -rf src`: answers %q, want two", a)
 	}
 
-	list := checkpointsJSON(t, bin, root)
-	if len(list) != 1 || list[0].ToolUseID != "toolu_rm" || list[0].Command != "rm -rf src" || list[0].Files != 3 {
-		t.Fatalf("checkpoints: %+v", list)
+	byCall := map[string]checkpoint.Checkpoint{}
+	for _, ck := range checkpointsJSON(t, bin, root) {
+		byCall[ck.ToolUseID] = ck
+	}
+	w, rm := byCall["toolu_w"], byCall["toolu_rm"]
+	if len(byCall) != 2 || strings.Join(w.Targets, ",") != "src/main.go" || rm.Command != "rm -rf src" || rm.Files != 3 {
+		t.Fatalf("checkpoints: %+v", byCall)
 	}
 	if err := os.RemoveAll(filepath.Join(root, "src")); err != nil { // the allowed call runs
 		t.Fatal(err)
 	}
-	if o, err := exec.Command(bin, "restore", root, "--checkpoint", list[0].ID, "--yes").CombinedOutput(); err != nil {
+	if o, err := exec.Command(bin, "restore", root, "--checkpoint", rm.ID, "--yes").CombinedOutput(); err != nil {
 		t.Fatalf("restore: %v\n%s", err, o)
 	}
 	for p, c := range files {
