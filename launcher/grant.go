@@ -253,9 +253,13 @@ func cutEnv(kv string) (string, string, bool) {
 }
 
 // grantForwards are the approved loopback ports, sorted, without the
-// proxy's and at most maxForwardPorts.
+// proxy's and at most maxForwardPorts, and only those a service of the
+// host listens on now: an approved command that starts its own server on
+// the port it then reaches (a dev server and its curl) needs that port
+// free on its jail's loopback, and a port nothing listens on has no host
+// service to forward to.
 func grantForwards(ports []int, proxyPort int) []int {
 	slices.Sort(ports)
-	ports = slices.DeleteFunc(slices.Compact(ports), func(p int) bool { return p == proxyPort })
+	ports = slices.DeleteFunc(slices.Compact(ports), func(p int) bool { return p == proxyPort || !hostListening(p) })
 	return ports[:min(len(ports), maxForwardPorts)]
 }
