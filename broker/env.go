@@ -108,3 +108,14 @@ func getenv(env []string, name string) string {
 }
 
 func environ() []string { return os.Environ() }
+
+// withPATH is env with every PATH entry replaced by one holding path.
+func withPATH(env []string, path string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PATH=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PATH="+path)
+}

@@ -80,7 +80,7 @@ func TestRunEnvironmentNeverReachesTheChild(t *testing.T) {
 					t.Errorf("%s reached the child:\n%s%s", bad, oc.Stdout, oc.Stderr)
 				}
 			}
-			if !strings.Contains(oc.Stdout, "PATH="+broker.DefaultPATH+"\n") {
+			if !trustedPATHIn(oc.Stdout, root) {
 				t.Errorf("PATH not reset:\n%s", oc.Stdout)
 			}
 			if _, err := os.Stat(marker); err == nil {
@@ -99,7 +99,29 @@ func TestRunNilEnvIsScrubbed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Contains(oc.Stdout, "LD_PRELOAD") || strings.Contains(oc.Stdout, "GIT_DIR") ||
-		!strings.Contains(oc.Stdout, "PATH="+broker.DefaultPATH+"\n") {
+		!trustedPATHIn(oc.Stdout, "") {
 		t.Errorf("environment:\n%s", oc.Stdout)
 	}
+}
+
+// trustedPATHIn reports whether env output holds one PATH that ends with
+// DefaultPATH's entries and has no entry the agent could plant a program
+// in (the approver's own toolchain dirs come first).
+func trustedPATHIn(out, root string) bool {
+	var paths []string
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "PATH="); ok {
+			paths = append(paths, v)
+		}
+	}
+	if len(paths) != 1 || !strings.HasSuffix(paths[0], broker.DefaultPATH) {
+		return false
+	}
+	for _, dir := range strings.Split(paths[0], ":") {
+		if !strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "/tmp") || strings.HasPrefix(dir, "/var/tmp") ||
+			(root != "" && strings.HasPrefix(dir, root)) {
+			return false
+		}
+	}
+	return true
 }

@@ -32,3 +32,6 @@ func foldName(name string) string { return strings.ToUpper(name) }
 
 // findGit is git on env's PATH.
 func findGit(env []string) (string, error) { return lookPath("git", env) }
+
+// trustedPATH keeps DefaultPATH on Windows.
+func trustedPATH(cur, root string) string { return DefaultPATH }

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -109,6 +110,9 @@ func (s Spec) withDefaults() (Spec, error) {
 	}
 	if s.Env == nil {
 		s.Env = Scrub(environ(), nil)
+	}
+	if getenv(s.Env, "PATH") == DefaultPATH {
+		s.Env = withPATH(s.Env, trustedPATH(os.Getenv("PATH"), s.Root))
 	}
 	return s, nil
 }

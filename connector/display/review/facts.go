@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -157,7 +158,14 @@ func envLine(pass []string) string {
 	if pass == nil {
 		pass = broker.DefaultPassList
 	}
-	return "your environment, only " + strings.Join(pass, " ")
+	out := make([]string, len(pass))
+	for i, e := range pass {
+		if e == "PATH="+broker.DefaultPATH && runtime.GOOS != "windows" {
+			e = "PATH (yours, without entries in the project or the temp dirs)"
+		}
+		out[i] = e
+	}
+	return "your environment, only " + strings.Join(out, " ")
 }
 
 // Stale says why nobody waits for request id any more, or "" while
