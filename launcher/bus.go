@@ -37,6 +37,10 @@ type BusOptions struct {
 	// NetWait bounds a connection's wait for a human (DefaultNetWait).
 	NetWait time.Duration
 	Logger  *slog.Logger
+	// NoHookCheckpoints: no agent's hook runs in this jail (connector
+	// mode's one command; its hook ran outside and kept what it needed),
+	// so Serve starts no checkpoint server.
+	NoHookCheckpoints bool
 }
 
 // Bus is a run's side of the folder bus: the PATH shims and their policy
@@ -52,6 +56,7 @@ type Bus struct {
 	agent   string
 	names   []string
 	log     *slog.Logger
+	noCkpt  bool // BusOptions.NoHookCheckpoints
 	decider *PolicyDecider
 	ci      *CIApprover // nil unless CI mode
 
@@ -72,7 +77,7 @@ type Bus struct {
 // (through Apply) before it configures the jail, and reports their
 // failure; Serve and Close wait for them too.
 func OpenBus(o BusOptions) (b *Bus, err error) {
-	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger}
+	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger, noCkpt: o.NoHookCheckpoints}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -230,6 +235,9 @@ func (b *Bus) env(o *Options) ([]string, error) {
 	for _, k := range []string{shims.EnvSession, shims.EnvDir, shims.EnvAgent, shims.EnvNames} {
 		env = append(env, k+"="+set[k])
 	}
+	if b.noCkpt {
+		env = append(env, shims.EnvNoCheckpoints+"=1")
+	}
 	return env, nil
 }
 
@@ -248,7 +256,9 @@ func (b *Bus) Serve(ctx context.Context) {
 	}()
 	go func() {
 		defer wg.Done()
-		newCkptServer(b.f, b.st, b.session, b.log).serve(ctx)
+		if !b.noCkpt {
+			newCkptServer(b.f, b.st, b.session, b.log).serve(ctx)
+		}
 	}()
 	if b.ci != nil {
 		wg.Add(1)

@@ -32,6 +32,10 @@ const (
 	EnvJail = "SANDBOX_JAIL"
 	// EnvCI is "1" in CI mode (set by the launcher).
 	EnvCI = "SANDBOX_CI"
+	// EnvNoCheckpoints is "1" when the run serves no checkpoints
+	// (connector mode's one command, whose hook ran outside): a hook
+	// inside keeps none and promises none.
+	EnvNoCheckpoints = "SANDBOX_NO_CHECKPOINTS"
 )
 
 // ValidName reports whether name can be a shim (policy.ValidShimName):

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"github.com/sandbox-dev/sandbox/shims"
 	"io"
 	"log/slog"
 	"os"
@@ -44,7 +45,7 @@ func openInside(f folder.Folder, o Options, log *slog.Logger) (*hook.Core, error
 		Folder: f, Log: log, JailState: hook.JailInside,
 		Options: hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
 	}
-	if s := os.Getenv(runSessionVar); s != "" {
+	if s := os.Getenv(runSessionVar); s != "" && os.Getenv(shims.EnvNoCheckpoints) != "1" {
 		core.Checkpoints = &busCheckpointer{f: f, runSession: s}
 	}
 	if o.Classify {
