@@ -16,7 +16,7 @@ import (
 
 // escalating is a Bash command the default policy escalates (chown), with
 // a side effect that shows how many times it ran.
-const escalating = `chown --reference=data.txt data.txt && echo once >> runs.txt && echo "OUTPUT-MARKER-$(wc -l < runs.txt)"`
+const escalating = `chown --reference=data.txt data.txt && chmod 600 data.txt && echo once >> runs.txt && echo "OUTPUT-MARKER-$(wc -l < runs.txt)"`
 
 // runClaude runs `claude -p` in dir against model, offline.
 func (e *env) runClaude(t *testing.T, dir string, model *fakemodel.Anthropic) string {
