@@ -38,7 +38,9 @@ func TestCheckEffectsThroughTheBinary(t *testing.T) {
 	}
 	allowed := []string{"mkdir -p build", "touch notes.txt", "cp a.txt b.txt", "mv a.txt c.txt", "rm -rf src",
 		"chmod +x a.txt", "tar -czf out.tgz src"}
-	escapes := []string{"cp a.txt ~/.bashrc", "touch ../x", "mv a.txt /etc/x", "ln -s ~/.bashrc l",
+	// (not ../x: this project lives in a temp dir, which the jailed
+	// policy lets commands write)
+	escapes := []string{"cp a.txt ~/.bashrc", "touch ../../../../../../../../etc/x", "mv a.txt /etc/x", "ln -s ~/.bashrc l",
 		"cp --target-directory=/etc a.txt", "cp --target-dir=/etc a.txt", "cp a.txt homelink/.bashrc", "cp a.txt d",
 		"tar -C / -xf x.tgz", "tar --to-command=sh -xf x.tgz", "chmod 777 ~/.bashrc", `cp a.txt "$HOME/x"`,
 		"./mkdir x", "rm -rf .", "rm -rf homelink"}
