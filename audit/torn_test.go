@@ -2,11 +2,13 @@ package audit
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // appendRaw appends b to the live file as a crashed writer would have.
@@ -109,7 +111,10 @@ func TestKilledAppender(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitForLines(t, e, before+50)
+		testenv.WaitFor(t, fmt.Sprintf("%d lines in the log", before+50), func() bool {
+			data, err := os.ReadFile(e.logPath())
+			return err == nil && bytes.Count(data, []byte{'\n'}) >= before+50
+		})
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		rep := e.verify(t)
@@ -120,16 +125,4 @@ func TestKilledAppender(t *testing.T) {
 		rep = e.mustVerifyOK(t)
 		t.Logf("round %d: %d records, warnings %v", round, rep.Records, rep.Warnings)
 	}
-}
-
-func waitForLines(t *testing.T, e env, n int) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(e.logPath()); err == nil && bytes.Count(data, []byte{'\n'}) >= n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("fewer than %d lines after 20s", n)
 }

@@ -152,7 +152,7 @@ func TestGrantJailKillsEverything(t *testing.T) {
 			if tc.timeout == time.Second && !oc.TimedOut {
 				t.Errorf("not timed out: %+v", oc)
 			}
-			waitFor(t, "the setsid'd sleep to die", func() bool { return len(processesWith("4321.5")) == 0 })
+			testenv.WaitFor(t, "the setsid'd sleep to die", func() bool { return len(processesWith("4321.5")) == 0 })
 		})
 	}
 }
@@ -169,7 +169,7 @@ func TestGrantJailFallsBackUnjailed(t *testing.T) {
 		!strings.Contains(strings.Join(oc.Where, " "), "Landlock") {
 		t.Errorf("outcome %+v", oc)
 	}
-	waitFor(t, "the setsid'd sleep to die", func() bool { return len(processesWith("4321.6")) == 0 })
+	testenv.WaitFor(t, "the setsid'd sleep to die", func() bool { return len(processesWith("4321.6")) == 0 })
 }
 
 // noLandlock is this machine's jail, reported without Landlock.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/broker"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // TestRunTimeoutKillsTheGroup: on timeout the leader and a grandchild in
@@ -58,7 +59,7 @@ func TestRunCancelKillsTheGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		waitFor(t, "pid file", func() bool { _, err := os.Stat(pidFile); return err == nil })
+		testenv.WaitFor(t, "pid file", func() bool { _, err := os.Stat(pidFile); return err == nil })
 		cancel()
 	}()
 	oc, err := broker.Run(ctx, broker.Spec{

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/broker"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 func seq(from, to int) string {
@@ -76,7 +77,7 @@ func TestRunStreamsWhileRunning(t *testing.T) {
 			},
 		})
 	}()
-	waitFor(t, "first line in the log", func() bool {
+	testenv.WaitFor(t, "first line in the log", func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "first\n") && strings.Contains(string(b), "warn\n")
 	})

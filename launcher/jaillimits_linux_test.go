@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 func TestJailPidsLimit(t *testing.T) {
@@ -69,14 +71,14 @@ func TestJailSupervisorKilled(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, func() bool { _, err := os.Stat(marker); return err == nil })
+			testenv.WaitFor(t, marker, func() bool { _, err := os.Stat(marker); return err == nil })
 			jailed := jailPids(cmd.Process.Pid)
 			if len(jailed) < 3 { // init, probe, sleep
 				t.Fatalf("found %d jailed processes: %v", len(jailed), jailed)
 			}
 			cmd.Process.Kill()
 			cmd.Wait()
-			waitFor(t, func() bool { return len(alive(jailed)) == 0 })
+			testenv.WaitFor(t, "the jailed processes to be gone", func() bool { return len(alive(jailed)) == 0 })
 		})
 	}
 }
@@ -91,16 +93,4 @@ func supervisorCmd(t *testing.T, job supervisorJob) *exec.Cmd {
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), supervisorEnv+"="+raw)
 	return cmd
-}
-
-// waitFor polls cond for up to ten seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for i := 0; i < 1000; i++ {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("condition not met within 10s")
 }

@@ -124,7 +124,7 @@ func TestRunSignals(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitForFile(t, marker)
+			testenv.WaitFor(t, marker, func() bool { _, err := os.Stat(marker); return err == nil })
 			children := descendants(cmd.Process.Pid)
 			cmd.Process.Signal(tc.sig)
 			err := cmd.Wait()
@@ -139,15 +139,4 @@ func TestRunSignals(t *testing.T) {
 			}
 		})
 	}
-}
-
-func waitForFile(t *testing.T, path string) {
-	t.Helper()
-	for i := 0; i < 1000; i++ {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%s did not appear within 10s", path)
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // The peers' own sandbox test suites, translated case by case to `sandbox
@@ -276,7 +278,8 @@ func TestPeerSandboxSuitesKillOnEnd(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitForFile(t, filepath.Join(p.root, marker))
+			path := filepath.Join(p.root, marker)
+			testenv.WaitFor(t, path, func() bool { _, err := os.Stat(path); return err == nil })
 			cmd.Process.Signal(sig)
 			cmd.Wait()
 			assertMarkerStops(marker)(t, p)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 func TestDenyPendingSendsTheReasonBack(t *testing.T) {
@@ -51,7 +52,7 @@ func TestDenyWinsOverAnApprovalNotYetStarted(t *testing.T) {
 			denyRes, err = denying.Deny(context.Background(), c.ID(), "changed my mind")
 			denied <- err
 		}()
-		waitFor(t, "the deny gate", func() bool {
+		testenv.WaitFor(t, "the deny gate", func() bool {
 			_, err := os.Lstat(filepath.Join(tf.f.Claimed(), c.ID()+".gate"))
 			return err == nil
 		})
@@ -89,7 +90,7 @@ func TestDenyTooLate(t *testing.T) {
 		}
 		done <- res
 	}()
-	waitFor(t, "the command to start", func() bool { return fileExists(tf, "started") })
+	testenv.WaitFor(t, "the command to start", func() bool { return fileExists(tf, "started") })
 	_, err := denying.Deny(context.Background(), req.ID, "stop")
 	if !errors.Is(err, ErrTooLate) {
 		t.Errorf("deny while running: %v, want ErrTooLate", err)

@@ -139,15 +139,3 @@ func events(recs []audit.Record, id string) []string {
 	}
 	return out
 }
-
-// waitFor polls cond (bounded) until it holds.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for range 1000 {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // kill -9 of the approver while the command runs: after Recover the
@@ -22,7 +23,7 @@ func TestApproverKilledDuringExecution(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the command to start", func() bool { return len(tf.lines(t, "pids.txt")) == 1 })
+	testenv.WaitFor(t, "the command to start", func() bool { return len(tf.lines(t, "pids.txt")) == 1 })
 	t.Cleanup(func() { killPids(t, tf.lines(t, "pids.txt")) })
 	cmd.Process.Kill()
 	cmd.Wait()

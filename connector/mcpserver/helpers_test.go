@@ -262,17 +262,6 @@ func (fx *fixture) approver(decide func(*queue.Request) string) (seen func() []*
 	}
 }
 
-// waitFor polls cond for at most 30s.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func mustContain(t *testing.T, what, s string, subs ...string) {
 	t.Helper()
 	for _, sub := range subs {

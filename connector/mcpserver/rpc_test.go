@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // rawConn talks raw JSON-RPC lines to a server in this process.
@@ -109,7 +111,7 @@ func TestCancelledCallGetsNoAnswer(t *testing.T) {
 	fx := newFixture(t)
 	r := fx.raw()
 	r.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_privileged","arguments":{"command":"chown --reference=x x","reason":"r","wait_seconds":600}}}`)
-	waitFor(t, "the request", func() bool { p, _ := fx.q.Pending(); return len(p) == 1 })
+	testenv.WaitFor(t, "the request", func() bool { p, _ := fx.q.Pending(); return len(p) == 1 })
 	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
 	r.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 	if m := r.next(); m["id"] != float64(8) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // escalating is a command the default policy escalates (chown), with a
@@ -173,7 +174,7 @@ func TestProgressNotificationsWhileWaiting(t *testing.T) {
 	// The human decides only once the client has seen three progress
 	// notifications.
 	fx.approver(func(*queue.Request) string {
-		waitFor(t, "three progress notifications", func() bool { return len(c.progress()) >= 3 })
+		testenv.WaitFor(t, "three progress notifications", func() bool { return len(c.progress()) >= 3 })
 		return ""
 	})
 	res := c.call(t, ToolRun, map[string]any{"command": escalating, "reason": "r"}, "tok-1")

@@ -4,12 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/sandbox-dev/sandbox/audit"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sandbox-dev/sandbox/audit"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/connector/policy"

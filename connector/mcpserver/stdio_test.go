@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // stdioClient starts the server as a separate process (this test binary
@@ -45,7 +46,7 @@ func TestStdioServesEveryTool(t *testing.T) {
 	}
 	// Notifications travel apart from responses: the first may land just
 	// after the result.
-	waitFor(t, "a progress notification over stdio", func() bool { return len(c.progress()) > 0 })
+	testenv.WaitFor(t, "a progress notification over stdio", func() bool { return len(c.progress()) > 0 })
 }
 
 // A client that goes away while a call waits for a human leaves no
@@ -64,7 +65,7 @@ func TestClientDisconnectWhileWaiting(t *testing.T) {
 		errc <- err
 	}()
 	var id string
-	waitFor(t, "the request", func() bool {
+	testenv.WaitFor(t, "the request", func() bool {
 		p, _ := fx.q.Pending()
 		if len(p) == 1 {
 			id = p[0].ID
