@@ -9,6 +9,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -66,7 +67,7 @@ func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accept
 		from = "/dev/null (nothing accepted)"
 	}
 	s.out.printf("\n── pending policy change in %s\n", wf.env.f.Root)
-	s.out.printf("%s", display.Escape(policy.UnifiedDiff(from, ".sandbox/policy.yaml", accepted, current)))
+	s.out.printf("%s", display.Escape(textdiff.UnifiedDiff(from, ".sandbox/policy.yaml", accepted, current)))
 	if _, err := policy.Parse(wf.env.f.Policy(), current); err != nil {
 		s.out.printf("the new policy is invalid and cannot be accepted:\n%s\n", display.Escape(err.Error()))
 		return nil

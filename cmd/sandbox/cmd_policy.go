@@ -15,6 +15,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
 )
@@ -134,7 +135,7 @@ func policyDiff(accepted, current []byte) string {
 	if accepted == nil {
 		from = "/dev/null (nothing accepted)"
 	}
-	return policy.UnifiedDiff(from, ".sandbox/policy.yaml", accepted, current)
+	return textdiff.UnifiedDiff(from, ".sandbox/policy.yaml", accepted, current)
 }
 
 func runPolicyAccept(_ context.Context, opts *policyOptions) error {

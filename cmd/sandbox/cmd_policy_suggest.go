@@ -15,6 +15,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
 )
@@ -132,7 +133,7 @@ func suggest(ctx context.Context, f folder.Folder, st *userstate.State, opts *su
 	case errors.Is(err, policy.ErrNoRules) && anyWritable(rep.Suggestions):
 		fmt.Fprintf(opts.err, "sandbox: %s; add the rules above by hand\n", display.EscapeLine(err.Error()))
 	case err == nil:
-		rep.Diff = policy.UnifiedDiff("accepted policy", ".sandbox/policy.yaml (suggested)", accepted, changed)
+		rep.Diff = textdiff.UnifiedDiff("accepted policy", ".sandbox/policy.yaml (suggested)", accepted, changed)
 		rep.changed = changed
 	case !errors.Is(err, policy.ErrNoRules):
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -91,7 +92,7 @@ func TestLoadAcceptedFlow(t *testing.T) {
 	if err != nil || !changed || string(cur) != polB || string(acc) != polA {
 		t.Errorf("Pending = %q %q %v %v", cur, acc, changed, err)
 	}
-	if diff := UnifiedDiff("accepted", "policy.yaml", acc, cur); !strings.Contains(diff, "+write: {allow: ['**', '/**']}") {
+	if diff := textdiff.UnifiedDiff("accepted", "policy.yaml", acc, cur); !strings.Contains(diff, "+write: {allow: ['**', '/**']}") {
 		t.Errorf("diff:\n%s", diff)
 	}
 

@@ -1,4 +1,4 @@
-package policy
+package textdiff
 
 import "testing"
 

@@ -1,4 +1,8 @@
-package policy
+// Package textdiff writes the unified diff of two texts, which `sandbox
+// policy diff`, `sandbox policy suggest` and the approver's policy review
+// show between the accepted policy and policy.yaml. It knows nothing of
+// policies: any two texts will do.
+package textdiff
 
 import (
 	"fmt"
