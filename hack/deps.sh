@@ -34,7 +34,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# npm clients for the real-client tests (Claude Code, Codex, MCP Inspector,
+# npm clients for the real-client tests (Claude Code, Codex, Gemini CLI, MCP Inspector,
 # playwright-core): pinned in hack/clients/package-lock.json.
 if [ -f hack/clients/package-lock.json ] && command -v npm >/dev/null; then
   if [ ! -d hack/clients/node_modules ] || [ hack/clients/package-lock.json -nt hack/clients/node_modules ]; then

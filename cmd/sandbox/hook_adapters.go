@@ -20,12 +20,15 @@ import (
 type hookAdapter struct {
 	run    func(ctx context.Context, in io.Reader, out, errOut io.Writer, open claude.Opener) (int, error)
 	refuse func(out, errOut io.Writer, err error) int
+	// jails: the agent's hook can replace a shell command, so allowed
+	// ones run in the project jail (jailExe).
+	jails bool
 }
 
 // hookAdapters are the other agents `sandbox hook AGENT` answers for.
 var hookAdapters = map[string]hookAdapter{
 	cursor.Name:   {run: cursor.Run, refuse: cursor.Refuse},
-	gemini.Name:   {run: gemini.Run, refuse: gemini.Refuse},
+	gemini.Name:   {run: gemini.Run, refuse: gemini.Refuse, jails: true},
 	windsurf.Name: {run: windsurf.Run, refuse: windsurf.Refuse},
 }
 
@@ -33,8 +36,12 @@ var hookAdapters = map[string]hookAdapter{
 // becomes the agent's refusal.
 func runHookAdapter(ctx context.Context, opts *hookOptions, agent string, a hookAdapter) error {
 	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
+		exe, err := jailExe(claude.Profile{UpdatesInput: a.jails})
+		if err != nil {
+			return nil, err
+		}
 		return live.Open(ctx, cwd, live.Options{Agent: agent, Classify: classify, Wait: opts.wait, BeforeWait: opts.beforeWait,
-			DeferAllow: opts.deferAllow, Log: hookLogger()})
+			DeferAllow: opts.deferAllow, Log: hookLogger(), Exe: exe, ProbeJail: probeJail})
 	}
 	code, err := a.run(ctx, opts.stdin, opts.stdout, os.Stderr, open)
 	if err != nil {

@@ -114,7 +114,7 @@ var rewriters = []struct {
 }{
 	{"claude", "PreToolUse updatedInput: allowed Bash commands run in the project jail", true},
 	{"codex", "PreToolUse updatedInput: allowed shell commands run in the project jail (inside Codex's own sandbox too unless it runs with --sandbox danger-full-access)", true},
-	{"gemini", "not wired: allowed commands run with your rights, checked by the analyzer alone (run `sandbox run -- gemini` to jail them)", false},
+	{"gemini", "BeforeTool hookSpecificOutput.tool_input: allowed shell commands (run_shell_command) run in the project jail", true},
 	{"cursor", "its hooks cannot replace a command: allowed commands run with your rights, checked by the analyzer alone (run `sandbox run -- cursor-agent` to jail them)", false},
 	{"windsurf", "its hooks can only block: allowed commands run with your rights, checked by the analyzer alone", false},
 }

@@ -1,7 +1,8 @@
 // Package fakemodel is a scripted stand-in for the model APIs that agent
-// CLIs talk to (Anthropic Messages, OpenAI Responses), plus an egress trap
-// to point their proxy variables at, so that end-to-end tests run a real
-// Claude Code or Codex binary offline and see exactly what it sends back.
+// CLIs talk to (Anthropic Messages, OpenAI Responses, Gemini), plus an
+// egress trap to point their proxy variables at, so that end-to-end tests
+// run a real Claude Code, Codex or Gemini CLI binary offline and see
+// exactly what it sends back.
 package fakemodel
 
 import (

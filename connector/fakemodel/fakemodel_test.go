@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -95,5 +96,52 @@ func TestTrapRecords(t *testing.T) {
 	}
 	if hits := tr.Hits(); len(hits) != 1 || !strings.Contains(hits[0], "api.example.com") {
 		t.Errorf("hits %v", hits)
+	}
+}
+
+func TestGeminiTurnsAndFunctionResponses(t *testing.T) {
+	var seen []*Request
+	g, err := StartGemini(func(r *Request) Reply {
+		seen = append(seen, r)
+		return Reply{Text: "running", ToolCalls: []ToolCall{{Name: "run_shell_command", Input: map[string]string{"command": "ls"}}}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	body := `{"tools":[{"functionDeclarations":[]}],"contents":[
+		{"role":"user","parts":[{"text":"go"}]},
+		{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{}}}]},
+		{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"Output: x"}}},
+			{"functionResponse":{"id":"c2","name":"x","response":{"error":"boom"}}}]}]}`
+	resp, err := http.Post(g.URL+"/v1beta/models/m:streamGenerateContent?alt=sse", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	data, ok := strings.CutPrefix(string(b), "data: ")
+	var ans struct {
+		Candidates []struct {
+			Content struct {
+				Parts []map[string]any
+			}
+		}
+	}
+	if !ok || json.Unmarshal([]byte(data), &ans) != nil || len(ans.Candidates) != 1 || len(ans.Candidates[0].Content.Parts) != 2 ||
+		ans.Candidates[0].Content.Parts[1]["functionCall"] == nil {
+		t.Fatalf("answer %s", b)
+	}
+	if len(seen) != 1 || seen[0].Turn != 1 || len(seen[0].Results) != 2 || seen[0].Results[0].Content != "Output: x" ||
+		seen[0].Results[0].IsError || !seen[0].Results[1].IsError || seen[0].Results[1].Content != "boom" {
+		t.Errorf("request %+v", seen[0])
+	}
+	resp, err = http.Post(g.URL+"/v1beta/models/m:generateContent", "application/json", strings.NewReader(`{"contents":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(g.MainRequests()) != 1 || len(g.Requests()) != 2 {
+		t.Errorf("side call: %s, %d main requests", resp.Status, len(g.MainRequests()))
 	}
 }

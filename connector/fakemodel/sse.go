@@ -29,3 +29,15 @@ func (s *sse) event(name string, v any) {
 		f.Flush()
 	}
 }
+
+// data writes one event without a name (the Gemini API's form).
+func (s *sse) data(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(`{}`)
+	}
+	fmt.Fprintf(s.w, "data: %s\n\n", b)
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}

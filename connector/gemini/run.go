@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -84,23 +85,64 @@ func before(ctx context.Context, core *hook.Core, in *Input, cwd string, w io.Wr
 	if err != nil {
 		return err
 	}
-	return adapter.WriteJSON(w, answer(out))
+	ans, err := answer(out, in.ToolInput)
+	if err != nil {
+		return err
+	}
+	return adapter.WriteJSON(w, ans)
 }
 
 // answer renders an outcome: the reason reaches the model as the tool's
-// error, so an approved command's output arrives in it.
-func answer(out *hook.Outcome) Output {
+// error, so an approved command's output arrives in it. An allowed shell
+// command the core jailed comes back as the tool's own arguments with the
+// command replaced (hookSpecificOutput.tool_input), which Gemini CLI runs
+// instead of the original.
+func answer(out *hook.Outcome, input json.RawMessage) (Output, error) {
 	switch out.Verdict {
 	case hook.Allow:
-		return Output{Decision: Allow}
+		if out.Jailed == "" {
+			return Output{Decision: Allow}, nil
+		}
+		upd, err := withCommand(input, out.Jailed)
+		if err != nil {
+			return Output{}, err
+		}
+		return Output{Decision: Allow, HookSpecificOutput: &Specific{HookEventName: BeforeTool, ToolInput: upd}}, nil
 	case hook.Defer:
-		return Output{}
+		return Output{}, nil
 	}
 	reason := out.Reason
 	if reason == "" {
 		reason = "sandbox: denied."
 	}
-	return Output{Decision: Deny, Reason: reason}
+	return Output{Decision: Deny, Reason: reason}, nil
+}
+
+// withCommand is a run_shell_command's arguments with command replaced,
+// every other argument (description, dir_path, is_background, ...) as
+// the model sent it.
+func withCommand(input json.RawMessage, command string) (json.RawMessage, error) {
+	args := map[string]json.RawMessage{}
+	if err := json.Unmarshal(input, &args); err != nil {
+		return nil, fmt.Errorf("run_shell_command tool_input: %v: %w", err, adapter.ErrBadInput)
+	}
+	var err error
+	if args["command"], err = encode(command); err != nil {
+		return nil, err
+	}
+	return encode(args)
+}
+
+// encode is v as JSON on one line, without HTML escaping (the answer's
+// own encoder does not escape, and a RawMessage is kept as it is).
+func encode(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(b.Bytes()), nil
 }
 
 // responseOutcome summarises a tool_response for the audit log.

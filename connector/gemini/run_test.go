@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ type standIns struct {
 	audit *hooktest.Audit
 	seen  []string
 	tier  func(policy.Trigger, string) policy.Tier
+	jail  hook.Jailer
 }
 
 func (s *standIns) opener() claude.Opener {
@@ -32,7 +34,7 @@ func (s *standIns) opener() claude.Opener {
 			s.seen = append(s.seen, string(t)+" "+subject)
 			return s.tier(t, subject)
 		})
-		return &hook.Core{Folder: folder.Folder{Root: cwd}, Policy: p,
+		return &hook.Core{Folder: folder.Folder{Root: cwd}, Policy: p, Jail: s.jail,
 			Queue: func() (hook.Queue, error) { return s.q, nil }, Audit: s.audit, Originals: &hooktest.Originals{}}, nil
 	}
 }
@@ -187,5 +189,46 @@ func TestFailsClosed(t *testing.T) {
 	s := &standIns{tier: all(policy.Allow)}
 	if o := run(t, s, event(BeforeTool, "write_todos", map[string]any{})); o.Decision != Deny {
 		t.Errorf("unknown tool %+v", o)
+	}
+}
+
+// freshJailer marks which form the core asked for.
+type freshJailer struct{}
+
+func (freshJailer) Wrap(script, _ string) (string, error) { return "cwd-form " + script, nil }
+func (freshJailer) WrapFresh(script string) (string, error) {
+	return "jail -- bash -c '" + script + "'", nil
+}
+
+// An allowed run_shell_command is answered with its own arguments, the
+// command replaced by the fresh-shell jailed form (Gemini CLI refuses a
+// command substitution, which the other form holds); other tools are
+// allowed as they came.
+func TestAllowedShellIsRewrittenIntoTheJail(t *testing.T) {
+	s := &standIns{tier: all(policy.Allow), jail: freshJailer{}}
+	in := map[string]any{"command": "ls <a> & echo \"x\"", "description": "look", "dir_path": "sub", "is_background": false}
+	var out bytes.Buffer
+	if _, err := Run(context.Background(), strings.NewReader(event(BeforeTool, "run_shell_command", in)), &out, &bytes.Buffer{}, s.opener()); err != nil {
+		t.Fatal(err)
+	}
+	var ans struct {
+		Decision           string
+		HookSpecificOutput struct {
+			HookEventName string
+			ToolInput     map[string]any `json:"tool_input"`
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &ans); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	want := map[string]any{"command": "jail -- bash -c 'ls <a> & echo \"x\"'", "description": "look", "dir_path": "sub", "is_background": false}
+	if ans.Decision != Allow || ans.HookSpecificOutput.HookEventName != BeforeTool || !maps.Equal(ans.HookSpecificOutput.ToolInput, want) {
+		t.Errorf("answer %s", out.String())
+	}
+	if strings.Contains(out.String(), `\u003c`) {
+		t.Errorf("the answer escapes HTML: %s", out.String())
+	}
+	if o := run(t, s, event(BeforeTool, "read_file", map[string]any{"file_path": "a"})); o.Decision != Allow || o.HookSpecificOutput != nil {
+		t.Errorf("a read: %+v", o)
 	}
 }

@@ -74,6 +74,7 @@ func mapShell(in *toolInput, call *hook.Call) error {
 		return fmt.Errorf("run_shell_command tool_input has no command: %w", adapter.ErrBadInput)
 	}
 	call.Action, call.Script, call.Justification = hook.Shell, *in.Command, in.Description
+	call.FreshShell = true // each run_shell_command is a bash of its own
 	if d := first(in.DirPath, in.Directory); d != "" {
 		call.Cwd = adapter.Abs(call.Cwd, d)
 	}

@@ -39,6 +39,9 @@ type Output struct {
 type Specific struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext,omitempty"`
+	// ToolInput (BeforeTool) replaces the tool's arguments: Gemini CLI
+	// rebuilds the call from it, so it holds every argument.
+	ToolInput json.RawMessage `json:"tool_input,omitempty"`
 }
 
 // ReadInput decodes one event, refusing oversize or malformed input and

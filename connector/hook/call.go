@@ -50,6 +50,10 @@ type Call struct {
 	URL        string          // Fetch
 	Query      string          // Search
 	Args       json.RawMessage // MCPTool
+	// FreshShell (Shell): the agent runs every command in a fresh shell
+	// (Gemini CLI), so nothing of one command's shell carries over to the
+	// next, and the jailed form reports nothing back (FreshJailer).
+	FreshShell bool
 }
 
 // Verdict is what the adapter tells the agent.

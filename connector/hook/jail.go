@@ -11,6 +11,15 @@ type Jailer interface {
 	Wrap(script, cwd string) (string, error)
 }
 
+// FreshJailer is a Jailer that also writes the plain jailed form for a
+// call whose agent starts every command in a fresh shell (Call.FreshShell):
+// the command run in the jail and nothing else, no directory carried back
+// and no command substitution (Gemini CLI refuses any command that holds
+// one outside quotes).
+type FreshJailer interface {
+	WrapFresh(script string) (string, error)
+}
+
 // JailState says where the core runs and what it does with allowed
 // commands; the session brief and `sandbox doctor` tell the model and the
 // human.
@@ -37,6 +46,9 @@ const (
 func (c *Core) wrap(call *Call) (string, error) {
 	if c.Jail == nil || call.Action != Shell {
 		return "", nil
+	}
+	if f, ok := c.Jail.(FreshJailer); ok && call.FreshShell {
+		return f.WrapFresh(call.Script)
 	}
 	return c.Jail.Wrap(call.Script, call.Cwd)
 }

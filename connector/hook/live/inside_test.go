@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -51,6 +52,47 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 func TestWrapRefusesNUL(t *testing.T) {
 	if _, err := (jailer{exe: "/s", root: "/p"}).Wrap("echo a\x00b", "/p"); err == nil {
 		t.Fatal("a NUL byte was wrapped")
+	}
+}
+
+// The fresh-shell form (Gemini CLI) is the same jail's command line with
+// the script as its one quoted word: run by bash, the jail gets the same
+// options as the other form and the script runs byte for byte; nothing
+// outside the quotes is a substitution (Gemini CLI refuses those).
+func TestWrapFreshRunsTheScriptAsItCame(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	fake := filepath.Join(t.TempDir(), "sandbox")
+	prog := "#!" + bash + "\nwhile [ \"$1\" != -- ]; do printf '[%s]' \"$1\"; shift; done; echo; shift; exec \"$@\"\n"
+	if err := os.WriteFile(fake, []byte(prog), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j := jailer{exe: fake, root: "/the project", degraded: []string{"cgroup"}}
+	script := `echo "it's" '$(id)' "a\\b"; printf '%s\n' "'\''"; exit 7`
+	fresh, err := j.WrapFresh(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPrefix := display.SingleQuote(fake) + " run --quiet --shared-tmp --dir '/the project' --allow-degraded 'cgroup' -- bash -c '"
+	if !strings.HasPrefix(fresh, wantPrefix) {
+		t.Fatalf("fresh form %q", fresh)
+	}
+	if cwdForm, _ := j.Wrap(script, "/"); !strings.Contains(cwdForm, strings.TrimSuffix(wantPrefix, " -- bash -c '")+" --cwd-fd 3 -- bash -c ") {
+		t.Errorf("the two forms start different jails:\n%s\n%s", fresh, cwdForm)
+	}
+	want, _ := exec.Command(bash, "-c", script).CombinedOutput()
+	got, err := exec.Command(bash, "-c", fresh).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Errorf("exit status %v, want 7", err)
+	}
+	if opts := "[run][--quiet][--shared-tmp][--dir][/the project][--allow-degraded][cgroup]\n"; string(got) != opts+string(want) {
+		t.Errorf("ran %q, want %q", got, opts+string(want))
+	}
+	if _, err := j.WrapFresh("a\x00b"); err == nil {
+		t.Error("a NUL byte was wrapped")
 	}
 }
 

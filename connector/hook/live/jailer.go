@@ -47,6 +47,32 @@ func (j jailer) Wrap(script, _ string) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("{ __sandbox_cwd=$(")
+	j.run(&b)
+	b.WriteString(" --cwd-fd 3 -- bash -c ")
+	b.WriteString(display.SingleQuote(cwdTrap + script))
+	b.WriteString(` 3>&1 1>&4 4>&-); } 4>&1; __sandbox_rc=$?; [ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit $__sandbox_rc)`)
+	return b.String(), nil
+}
+
+// WrapFresh is the jailed form for an agent that starts every command in
+// a fresh shell (Gemini CLI): the same jail, the script alone, nothing
+// reported back, no command substitution outside the quoted script.
+//
+//	'SANDBOX' run --quiet --shared-tmp --dir 'ROOT' -- bash -c 'SCRIPT'
+func (j jailer) WrapFresh(script string) (string, error) {
+	if strings.IndexByte(script, 0) >= 0 {
+		return "", ErrUnquotable
+	}
+	var b strings.Builder
+	j.run(&b)
+	b.WriteString(" -- bash -c ")
+	b.WriteString(display.SingleQuote(script))
+	return b.String(), nil
+}
+
+// run writes the jail's command line up to its options' end, which both
+// forms share.
+func (j jailer) run(b *strings.Builder) {
 	b.WriteString(display.SingleQuote(j.exe))
 	b.WriteString(" run --quiet --shared-tmp --dir ")
 	b.WriteString(display.SingleQuote(j.root))
@@ -54,10 +80,6 @@ func (j jailer) Wrap(script, _ string) (string, error) {
 		b.WriteString(" --allow-degraded ")
 		b.WriteString(display.SingleQuote(strings.Join(j.degraded, ",")))
 	}
-	b.WriteString(" --cwd-fd 3 -- bash -c ")
-	b.WriteString(display.SingleQuote(cwdTrap + script))
-	b.WriteString(` 3>&1 1>&4 4>&-); } 4>&1; __sandbox_rc=$?; [ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit $__sandbox_rc)`)
-	return b.String(), nil
 }
 
 // jailFor is the core's jailer and jail state in connector mode, from

@@ -1,0 +1,134 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/fakemodel"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+)
+
+// geminiHome is a fresh GEMINI_CLI_HOME: API-key auth (the key is a
+// dummy, the fake model takes any), usage statistics and telemetry off,
+// no update checks.
+func geminiHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}},
+ "privacy": {"usageStatisticsEnabled": false},
+ "telemetry": {"enabled": false},
+ "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}}
+`
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// startGemini starts a fake Gemini API that plays turns, one per turn,
+// then says "finished".
+func startGemini(t *testing.T, turns ...fakemodel.Reply) *fakemodel.Gemini {
+	t.Helper()
+	m, err := fakemodel.StartGemini(func(r *fakemodel.Request) fakemodel.Reply {
+		if r.Turn < len(turns) {
+			return turns[r.Turn]
+		}
+		return fakemodel.Reply{Text: "finished"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// shellCall is a turn that calls Gemini CLI's run_shell_command.
+func shellCall(input map[string]any) fakemodel.Reply {
+	return fakemodel.Reply{Text: "Running it.", ToolCalls: []fakemodel.ToolCall{{Name: "run_shell_command", Input: input}}}
+}
+
+// runGemini runs `gemini -p` in dir (a trusted workspace, every tool
+// call approved by Gemini CLI itself: sandbox's hook decides) against
+// model, offline.
+func (e *env) runGemini(t *testing.T, dir string, model *fakemodel.Gemini) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, client(t, "gemini"), "--yolo", "-p", "do the task", "-o", "json")
+	cmd.Dir = dir
+	cmd.Env = e.vars("GEMINI_CLI_HOME="+geminiHome(t), "GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL="+model.URL,
+		"GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_CLI_NO_RELAUNCH=true", "GOOGLE_API_KEY=", "GOOGLE_GENAI_USE_VERTEXAI=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gemini: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// Gemini CLI's BeforeTool answer can replace the tool's arguments
+// (hookSpecificOutput.tool_input): an allowed run_shell_command runs in
+// the project jail, in the directory the model named, and the model
+// receives the jailed command's output, stderr and exit status as its
+// own. Gemini CLI refuses a command holding a command substitution, so
+// the jailed form holds none (the script is one quoted word).
+func TestGeminiAllowedShellRunsInTheJail(t *testing.T) {
+	testenv.RequireRoot(t)
+	os.Remove("/etc/sandbox-e2e-escape")
+	e := newEnv(t)
+	dir := e.project("gemini", map[string]string{"probe.sh": proveJail, "sub/keep": ""})
+	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
+	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
+	model := startGemini(t,
+		shellCall(map[string]any{"command": "./probe.sh", "description": "show where commands run"}),
+		shellCall(map[string]any{"command": `pwd; echo "it's" '$(not run)'; grep NoNewPrivs /proc/self/status`,
+			"description": "where am I", "dir_path": "sub"}))
+	a := e.approver(dir, approveAll)
+	out := e.runGemini(t, dir, model)
+
+	res := resultOf(t, model.MainRequests(), 1)
+	mustContain(t, "the tool result", res.Content, "start-marker", "NoNewPrivs:\t1", "CONTAINED", "to-stderr", "Exit Code: 3")
+	if strings.Contains(res.Content, "WROTE-OUTSIDE") || strings.Contains(res.Content, "sandbox:") {
+		t.Errorf("the command ran outside the jail, or sandbox spoke in its output:\n%s", res.Content)
+	}
+	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
+		os.Remove("/etc/sandbox-e2e-escape")
+		t.Error("the allowed command wrote outside the project")
+	}
+	res = resultOf(t, model.MainRequests(), 2)
+	mustContain(t, "the second call's result", res.Content, filepath.Join(dir, "sub")+"\n", "it's $(not run)", "NoNewPrivs:\t1")
+	if seen := a.answered(); len(seen) != 0 {
+		t.Errorf("the allowed calls reached the approver: %+v", seen)
+	}
+	mustContain(t, "gemini's answer", out, `"response": "finished"`)
+}
+
+// An escalated run_shell_command is decided by a human; the approved
+// command's real output reaches the model as the call's error (Gemini
+// CLI hands it the BeforeTool reason), and it ran once.
+func TestGeminiEscalationOutputReachesTheModel(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("gemini", map[string]string{"data.txt": "secret\n"})
+	model := startGemini(t, shellCall(map[string]any{"command": escalating, "description": "make data.txt private (e2e)"}))
+	a := e.approver(dir, approveAll)
+	e.runGemini(t, dir, model)
+
+	res := resultOf(t, model.MainRequests(), 1)
+	mustContain(t, "the tool result", res.Content, "sandbox: APPROVED and EXECUTED", "exit code 0", "OUTPUT-MARKER-1")
+	if got := readFile(t, filepath.Join(dir, "runs.txt")); got != "once\n" {
+		t.Errorf("runs.txt = %q: the command must run exactly once", got)
+	}
+	if req := onlyOne(t, a); req.Kind != queue.KindShell || req.Source != queue.SourceGeminiHook {
+		t.Errorf("request %+v", req)
+	}
+}
