@@ -9,6 +9,7 @@ import (
 // TestDirMovesALegacyLog: a log an older version kept in .sandbox/audit/
 // is moved to the per-user state and still verifies there.
 func TestDirMovesALegacyLog(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.appendN(t, 3)
 	live := e.logPath()

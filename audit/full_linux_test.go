@@ -27,6 +27,7 @@ func mountTmpfs(t *testing.T, dir, size string) {
 // A full audit dir refuses the action with a clear error, leaves no
 // partial line behind, and appends again once there is room.
 func TestAuditDirFull(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	mountTmpfs(t, e.dir(), "64k")
 	l := e.open(t)
@@ -76,6 +77,7 @@ func fillUp(t *testing.T, path string) {
 // A read-only audit dir refuses the action with a clear error: a read-only
 // mount as root (root ignores modes), chmod otherwise.
 func TestAuditDirReadOnly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if os.Geteuid() == 0 {
 		mountTmpfs(t, e.dir(), "1m")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestAppendVerifyRead(t *testing.T) {
+	t.Parallel()
 	for _, d := range []Durability{SyncEach, SyncBatch} {
 		t.Run(d.String(), func(t *testing.T) {
 			e := newEnv(t)
@@ -42,6 +43,7 @@ func TestAppendVerifyRead(t *testing.T) {
 // The line on disk is the canonical bytes with the hmac member spliced in
 // before the closing brace, and re-encoding a Record gives the line back.
 func TestCanonicalBytes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	recs := e.appendN(t, 2)
 	lines := e.lines(t)
@@ -64,6 +66,7 @@ func TestCanonicalBytes(t *testing.T) {
 }
 
 func TestChainContinuesAcrossOpens(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for range 3 {
 		e.appendN(t, 5)
@@ -80,6 +83,7 @@ func TestChainContinuesAcrossOpens(t *testing.T) {
 }
 
 func TestConcurrentGoroutinesAndLogs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	logs := []*Log{e.open(t), e.open(t, WithDurability(SyncBatch))}
 	var wg sync.WaitGroup
@@ -110,6 +114,7 @@ func TestConcurrentGoroutinesAndLogs(t *testing.T) {
 }
 
 func TestEntryValidation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	l := e.open(t)
 	defer l.Close()
@@ -134,6 +139,7 @@ func TestEntryValidation(t *testing.T) {
 }
 
 func TestOversizedDetailIsDigested(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	l := e.open(t)
 	r, err := l.Append(Entry{Actor: "broker", Event: "exec.end", Detail: map[string]any{"out": strings.Repeat("x", 2*MaxDetail)}})
@@ -154,6 +160,7 @@ func TestOversizedDetailIsDigested(t *testing.T) {
 
 // A link planted where the log or the lock should be is never followed.
 func TestRefusesLinks(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{LiveFile, lockFile} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
@@ -180,6 +187,7 @@ func TestRefusesLinks(t *testing.T) {
 }
 
 func TestClosed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	l := e.open(t)
 	l.Close()
@@ -189,6 +197,7 @@ func TestClosed(t *testing.T) {
 }
 
 func TestMemory(t *testing.T) {
+	t.Parallel()
 	var m Memory
 	var a Appender = &m
 	if _, err := a.Append(testEntry(1)); err != nil {

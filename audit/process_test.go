@@ -7,11 +7,14 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // Several processes and goroutines append at once: one valid chain with
 // every record in it.
 func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	const procs, perProc, local = 4, 150, 150
 	e := newEnv(t)
 	var wg sync.WaitGroup
@@ -19,7 +22,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	for range procs {
 		wg.Go(func() {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), childEnv+"=append", rootEnv+"="+e.f.Root, countEnv+"="+strconv.Itoa(perProc))
+			cmd.Env = append(append(os.Environ(), testenv.StateEnv(e.st)...), childEnv+"=append", rootEnv+"="+e.f.Root, countEnv+"="+strconv.Itoa(perProc))
 			var out bytes.Buffer
 			cmd.Stderr = &out
 			if err := cmd.Run(); err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestReadAfterAndForged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.appendN(t, 5)
 	lines := e.lines(t)
@@ -31,6 +32,7 @@ func TestReadAfterAndForged(t *testing.T) {
 }
 
 func TestFollow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.appendN(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -64,6 +66,7 @@ func TestFollow(t *testing.T) {
 
 // A line still being written is not emitted until it is complete.
 func TestFollowWaitsForWholeLines(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.appendN(t, 1)
 	e.appendRaw(t, []byte(`{"seq":2,`))

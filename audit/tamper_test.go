@@ -29,6 +29,7 @@ func freshChain(t *testing.T, e env, key []byte, n int) [][]byte {
 }
 
 func TestTampering(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	cases := []struct {
 		name   string
@@ -147,6 +148,7 @@ func (e env) editAnchor(t *testing.T, old, new []byte) {
 // Appending after tampering never launders it: the chain goes on from the
 // anchored head, the anchor moves on with it, and verify still fails.
 func TestAppendAfterTamperKeepsEvidence(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		tamper func(t *testing.T, e env, lines [][]byte) [][]byte
@@ -188,6 +190,7 @@ func TestAppendAfterTamperKeepsEvidence(t *testing.T) {
 // A Log in use whose file is deleted under it goes on in a new file from
 // its own head; the loss stays visible.
 func TestLiveLogFileDeleted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	l := e.open(t)
 	for i := range 5 {

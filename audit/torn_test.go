@@ -25,6 +25,7 @@ func (e env) appendRaw(t *testing.T, b []byte) {
 }
 
 func TestTornTail(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		tear    func(t *testing.T, e env)
@@ -67,6 +68,7 @@ func TestTornTail(t *testing.T) {
 // The next appender keeps a torn line as evidence, records it, and the log
 // verifies with a warning; forging such a line without the record fails.
 func TestTornLineRecovered(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.appendN(t, 10)
 	e.appendRaw(t, []byte(`{"seq":11,"time":"2025-01-`))
@@ -87,6 +89,7 @@ func TestTornLineRecovered(t *testing.T) {
 }
 
 func TestMissingNewlineRepaired(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.appendN(t, 3)
 	data, _ := os.ReadFile(e.logPath())
@@ -100,12 +103,13 @@ func TestMissingNewlineRepaired(t *testing.T) {
 // kill -9 of an appending process: whatever moment it dies at, the log
 // verifies (a torn tail is a warning), and the next process continues it.
 func TestKilledAppender(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.appendN(t, 1)
 	for round := range 3 {
 		before := len(e.lines(t))
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"=loop", rootEnv+"="+e.f.Root)
+		cmd.Env = append(append(os.Environ(), testenv.StateEnv(e.st)...), childEnv+"=loop", rootEnv+"="+e.f.Root)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

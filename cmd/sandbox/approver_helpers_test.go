@@ -65,6 +65,7 @@ func sandboxLine(t *testing.T, args ...string) string {
 func project(t *testing.T, accept bool) string {
 	t.Helper()
 	f, st := testenv.Project(t)
+	testenv.UseState(t, st)
 	if accept {
 		data := policy.DefaultYAML()
 		os.WriteFile(f.Policy(), data, 0o644)

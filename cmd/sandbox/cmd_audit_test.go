@@ -16,6 +16,7 @@ import (
 func auditFolder(t *testing.T, n int) (root, log string) {
 	t.Helper()
 	f, st := testenv.Project(t)
+	testenv.UseState(t, st)
 	l, err := audit.Open(f, st)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 // a command escaped.
 func TestCheckpointsCLI(t *testing.T) {
 	f, st := testenv.Project(t)
+	testenv.UseState(t, st)
 	src := filepath.Join(f.Root, "src", "a.txt")
 	os.MkdirAll(filepath.Dir(src), 0o755)
 	os.WriteFile(src, []byte("kept"), 0o640)

@@ -16,6 +16,7 @@ import (
 // unaccepted change to the limits does not count.
 func TestRunLimitsFromPolicy(t *testing.T) {
 	f, st := testenv.Project(t)
+	testenv.UseState(t, st)
 	data := append(policy.DefaultYAML(), []byte("\nlimits: {memory: 1GiB, pids: 300, cpu: 150%}\n")...)
 	os.WriteFile(f.Policy(), data, 0o644)
 	if err := policy.Accept(f, st, data); err != nil {
@@ -36,7 +37,8 @@ func TestRunLimitsFromPolicy(t *testing.T) {
 
 // TestRunLimitsWithoutPolicy: no accepted policy, no limits added.
 func TestRunLimitsWithoutPolicy(t *testing.T) {
-	f, _ := testenv.Project(t)
+	f, st := testenv.Project(t)
+	testenv.UseState(t, st)
 	for _, eng := range []*policy.Engine{nil, load(t, f)} {
 		if got, err := withPolicyLimits(eng, launcher.Limits{}); err != nil || got != (launcher.Limits{}) {
 			t.Errorf("limits %+v %v, want none", got, err)

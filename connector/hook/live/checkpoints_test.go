@@ -11,7 +11,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/checkpoint"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // The hook outside the jail keeps checkpoints in the per-user state,
@@ -19,18 +18,15 @@ import (
 // that writes nothing opens no store; inside the jail no checkpoint is
 // promised or kept.
 func TestCheckpointsLiveInThePerUserState(t *testing.T) {
-	dir := project(t)
-	core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true})
+	t.Parallel()
+	dir, st := project(t)
+	core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, State: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer core.Close()
 	if core.Checkpoints == nil {
 		t.Fatal("no checkpoints outside the jail")
-	}
-	st, err := userstate.Open(false)
-	if err != nil {
-		t.Fatal(err)
 	}
 	store, err := StoreFor(st, dir, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 // The hook inside the jail reads the cache the supervisor writes for the
 // shims: one file name for both.
 func TestPolicyCacheIsTheShims(t *testing.T) {
+	t.Parallel()
 	if got, want := filepath.Join("d", policyCacheName), shims.CachePath("d"); got != want {
 		t.Fatalf("hook reads %s, the supervisor writes %s", got, want)
 	}
@@ -29,6 +30,7 @@ func TestPolicyCacheIsTheShims(t *testing.T) {
 // The jailed hook asks the supervisor of the run whose session the
 // launcher put in the jail's environment.
 func TestRunSessionIsTheShims(t *testing.T) {
+	t.Parallel()
 	if runSessionVar != shims.EnvSession {
 		t.Fatalf("hook reads $%s, the launcher sets $%s", runSessionVar, shims.EnvSession)
 	}
@@ -37,6 +39,7 @@ func TestRunSessionIsTheShims(t *testing.T) {
 // display.SingleQuote makes any script one argument that bash reads back byte for
 // byte: quotes, substitutions, newlines and backslashes stay inert.
 func TestShellQuoteRoundTrips(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -50,6 +53,7 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 }
 
 func TestWrapRefusesNUL(t *testing.T) {
+	t.Parallel()
 	if _, err := (jailer{exe: "/s", root: "/p"}).Wrap("echo a\x00b", "/p"); err == nil {
 		t.Fatal("a NUL byte was wrapped")
 	}
@@ -99,6 +103,7 @@ func TestWrapFreshRunsTheScriptAsItCame(t *testing.T) {
 // What `sandbox init` and `sandbox doctor` recorded decides whether the
 // hook jails allowed commands, and the session brief says which it is.
 func TestJailProbeDecidesTheRewrite(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		probe    *userstate.JailProbe // nil: never probed
@@ -115,17 +120,13 @@ func TestJailProbeDecidesTheRewrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := project(t)
-			st, err := userstate.Open(false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir, st := project(t)
 			if tc.probe != nil {
 				if err := st.WriteJailProbe(*tc.probe); err != nil {
 					t.Fatal(err)
 				}
 			}
-			core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: tc.exe})
+			core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: tc.exe, State: st})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,10 +151,10 @@ func TestJailProbeDecidesTheRewrite(t *testing.T) {
 
 // A corrupt probe record fails closed rather than guessing.
 func TestJailProbeUnreadableRefuses(t *testing.T) {
-	dir := project(t)
-	st, _ := userstate.Open(false)
+	t.Parallel()
+	dir, st := project(t)
 	os.WriteFile(filepath.Join(st.Dir, "jail-probe"), []byte("maybe\n"), 0o600)
-	if _, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: "/bin/sandbox"}); err == nil {
+	if _, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: "/bin/sandbox", State: st}); err == nil {
 		t.Fatal("an unreadable probe record was taken for an answer")
 	}
 }
@@ -163,6 +164,7 @@ func TestJailProbeUnreadableRefuses(t *testing.T) {
 // denials; it keeps no audit log and no originals (both need what the
 // jail hides or cannot write).
 func TestInsideDecidesWithTheCache(t *testing.T) {
+	t.Parallel()
 	f, _ := testenv.Project(t)
 	log := slog.New(slog.DiscardHandler)
 	core, err := openInside(f, Options{Classify: true}, log)
@@ -194,11 +196,12 @@ func TestInsideDecidesWithTheCache(t *testing.T) {
 // A folder set up before the probe was recorded: the hook probes once and
 // records the answer for the next calls.
 func TestMissingJailProbeIsProbedOnce(t *testing.T) {
-	dir := project(t)
+	t.Parallel()
+	dir, st := project(t)
 	probes := 0
 	probe := func() userstate.JailProbe { probes++; return userstate.JailProbe{Why: "missing landlock"} }
 	for range 2 {
-		core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: "/bin/sandbox", ProbeJail: probe})
+		core, err := Open(context.Background(), dir, Options{Agent: "claude", Classify: true, Exe: "/bin/sandbox", ProbeJail: probe, State: st})
 		if err != nil {
 			t.Fatal(err)
 		}

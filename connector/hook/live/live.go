@@ -44,7 +44,10 @@ type Options struct {
 	// by an older sandbox); the result is recorded for the next calls.
 	// Nil takes a missing record for "the jail works".
 	ProbeJail func() userstate.JailProbe
-	Log       *slog.Logger
+	// State is the per-user state; nil opens the default one
+	// (userstate.Open: $XDG_STATE_HOME, else ~/.local/state).
+	State *userstate.State
+	Log   *slog.Logger
 }
 
 // Open returns the core for the project that holds cwd.
@@ -60,7 +63,10 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 	if Jailed() {
 		return openInside(f, o, log)
 	}
-	st, err := userstate.Open(false)
+	st, err := o.State, error(nil)
+	if st == nil {
+		st, err = userstate.Open(false)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// A teammate's fresh clone on a new machine: its first step is the
 		// guided acceptance, which creates the state. Refused until then.

@@ -14,15 +14,17 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
-// project makes a folder with the default policy accepted.
-func project(tb testing.TB) string {
+// project makes a folder with the default policy accepted, and returns its
+// root and its per-user state (which Options.State passes on: nothing in
+// the environment names it, so these tests run in parallel).
+func project(tb testing.TB) (string, *userstate.State) {
 	tb.Helper()
 	f, st := testenv.Project(tb)
 	os.WriteFile(f.Policy(), policy.DefaultYAML(), 0o644)
 	if err := policy.Accept(f, st, policy.DefaultYAML()); err != nil {
 		tb.Fatal(err)
 	}
-	return f.Root
+	return f.Root, st
 }
 
 func gitStatus(dir string) *hook.Call {
@@ -30,8 +32,9 @@ func gitStatus(dir string) *hook.Call {
 }
 
 func TestOpenClassifiesWithTheAcceptedPolicy(t *testing.T) {
-	dir := project(t)
-	core, err := Open(context.Background(), filepath.Join(dir), Options{Agent: "claude", Classify: true})
+	t.Parallel()
+	dir, st := project(t)
+	core, err := Open(context.Background(), filepath.Join(dir), Options{Agent: "claude", Classify: true, State: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +42,6 @@ func TestOpenClassifiesWithTheAcceptedPolicy(t *testing.T) {
 	out, err := core.PreToolUse(context.Background(), gitStatus(dir))
 	if err != nil || out.Verdict != hook.Allow {
 		t.Fatalf("git status: %+v %v", out, err)
-	}
-	st, err := userstate.Open(false)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(st.FolderPath(dir), "audit", "audit.lock")); err == nil {
 		t.Error("an allowed call opened the audit log")
@@ -55,8 +54,9 @@ func TestOpenClassifiesWithTheAcceptedPolicy(t *testing.T) {
 }
 
 func TestOpenWithoutAFolderFails(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	if _, err := Open(context.Background(), t.TempDir(), Options{}); !errors.Is(err, folder.ErrNotFound) {
+	t.Parallel()
+	_, st := testenv.Project(t)
+	if _, err := Open(context.Background(), t.TempDir(), Options{State: st}); !errors.Is(err, folder.ErrNotFound) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -64,10 +64,10 @@ func TestOpenWithoutAFolderFails(t *testing.T) {
 // BenchmarkHookAllowed is the in-process part of the hook's hot path:
 // open the folder and its accepted policy, classify an allowed call.
 func BenchmarkHookAllowed(b *testing.B) {
-	dir := project(b)
+	dir, st := project(b)
 	ctx := context.Background()
 	for b.Loop() {
-		core, err := Open(ctx, dir, Options{Agent: "claude", Classify: true})
+		core, err := Open(ctx, dir, Options{Agent: "claude", Classify: true, State: st})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,13 +82,14 @@ func BenchmarkHookAllowed(b *testing.B) {
 // accepted policy leaves allowed calls to the agent's own prompts, as the
 // --defer-allow flag does; a denied call is still denied.
 func TestPolicyDefersAllowedCalls(t *testing.T) {
+	t.Parallel()
 	f, st := testenv.Project(t)
 	src := append(policy.DefaultYAML(), []byte("\nhook: {defer_allow: true}\n")...)
 	os.WriteFile(f.Policy(), src, 0o644)
 	if err := policy.Accept(f, st, src); err != nil {
 		t.Fatal(err)
 	}
-	core, err := Open(context.Background(), f.Root, Options{Agent: "claude", Classify: true})
+	core, err := Open(context.Background(), f.Root, Options{Agent: "claude", Classify: true, State: st})
 	if err != nil {
 		t.Fatal(err)
 	}
