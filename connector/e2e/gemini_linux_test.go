@@ -80,8 +80,9 @@ func (e *env) runGemini(t *testing.T, dir string, model *fakemodel.Gemini) strin
 // (hookSpecificOutput.tool_input): an allowed run_shell_command runs in
 // the project jail, in the directory the model named, and the model
 // receives the jailed command's output, stderr and exit status as its
-// own. Gemini CLI refuses a command holding a command substitution, so
-// the jailed form holds none (the script is one quoted word).
+// own, then (AfterTool) how to ask a human for what the jail refused.
+// Gemini CLI refuses a command holding a command substitution, so the
+// jailed form holds none (the script is one quoted word).
 func TestGeminiAllowedShellRunsInTheJail(t *testing.T) {
 	testenv.RequireRoot(t)
 	os.Remove("/etc/sandbox-e2e-escape")
@@ -97,10 +98,14 @@ func TestGeminiAllowedShellRunsInTheJail(t *testing.T) {
 	out := e.runGemini(t, dir, model)
 
 	res := resultOf(t, model.MainRequests(), 1)
-	mustContain(t, "the tool result", res.Content, "start-marker", "NoNewPrivs:\t1", "CONTAINED", "to-stderr", "Exit Code: 3")
-	if strings.Contains(res.Content, "WROTE-OUTSIDE") || strings.Contains(res.Content, "sandbox:") {
+	output, note, _ := strings.Cut(res.Content, "<hook_context>")
+	mustContain(t, "the tool result", output, "start-marker", "NoNewPrivs:\t1", "CONTAINED", "to-stderr", "Exit Code: 3")
+	if strings.Contains(output, "WROTE-OUTSIDE") || strings.Contains(output, "sandbox:") {
 		t.Errorf("the command ran outside the jail, or sandbox spoke in its output:\n%s", res.Content)
 	}
+	// AfterTool: the jail refused the write to /etc; how to ask a human
+	// for it follows the output, naming the model's own command
+	mustContain(t, "the hook's note", note, "sandbox: the jail refused a write to /etc/sandbox-e2e-escape", "--script './probe.sh'")
 	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
 		os.Remove("/etc/sandbox-e2e-escape")
 		t.Error("the allowed command wrote outside the project")

@@ -1,7 +1,8 @@
 // Package gemini connects Gemini CLI to a sandbox folder: the hook wire
 // format of .gemini/settings.json (BeforeTool decides with "decision" and
-// "reason", AfterTool is audited, SessionStart briefs the model; exit
-// code 2 blocks), the mapping of Gemini CLI's tools to policy triggers,
+// "reason", and runs an allowed shell command in the project jail by
+// replacing its arguments with hookSpecificOutput.tool_input; AfterTool is
+// audited; SessionStart briefs the model; exit code 2 blocks), the mapping of Gemini CLI's tools to policy triggers,
 // answered through the shared hook core, and the merge of those hooks
 // and of the sandbox MCP server (mcpServers) into .gemini/settings.json
 // that `sandbox init --gemini` performs and `sandbox uninstall` reverts.

@@ -44,6 +44,11 @@ func Run(ctx context.Context, stdin io.Reader, stdout, _ io.Writer, open claude.
 			if err := core.PostToolUse(ctx, call, responseOutcome(in.ToolResponse)); err != nil {
 				return err
 			}
+			// a jailed command the jail refused something: how to ask a
+			// human instead, appended to the result the model reads
+			if note := core.PostToolUseContext(call, responseText(in.ToolResponse)); note != "" {
+				return adapter.WriteJSON(stdout, Output{HookSpecificOutput: &Specific{HookEventName: AfterTool, AdditionalContext: note}})
+			}
 			return adapter.WriteJSON(stdout, struct{}{})
 		})
 	case SessionStart:
@@ -143,6 +148,30 @@ func encode(v any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimSpace(b.Bytes()), nil
+}
+
+// responseText is the text a tool_response hands the model (llmContent:
+// a string, or parts with text).
+func responseText(raw json.RawMessage) string {
+	var r struct {
+		LLMContent json.RawMessage `json:"llmContent"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(r.LLMContent, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(r.LLMContent, &parts)
+	texts := make([]string, 0, len(parts))
+	for _, p := range parts {
+		texts = append(texts, p.Text)
+	}
+	return strings.Join(texts, "\n")
 }
 
 // responseOutcome summarises a tool_response for the audit log.

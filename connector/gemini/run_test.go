@@ -34,7 +34,11 @@ func (s *standIns) opener() claude.Opener {
 			s.seen = append(s.seen, string(t)+" "+subject)
 			return s.tier(t, subject)
 		})
-		return &hook.Core{Folder: folder.Folder{Root: cwd}, Policy: p, Jail: s.jail,
+		st := hook.JailUnknown
+		if s.jail != nil {
+			st = hook.JailWraps
+		}
+		return &hook.Core{Folder: folder.Folder{Root: cwd}, Policy: p, Jail: s.jail, JailState: st,
 			Queue: func() (hook.Queue, error) { return s.q, nil }, Audit: s.audit, Originals: &hooktest.Originals{}}, nil
 	}
 }
@@ -230,5 +234,27 @@ func TestAllowedShellIsRewrittenIntoTheJail(t *testing.T) {
 	}
 	if o := run(t, s, event(BeforeTool, "read_file", map[string]any{"file_path": "a"})); o.Decision != Allow || o.HookSpecificOutput != nil {
 		t.Errorf("a read: %+v", o)
+	}
+}
+
+// When the jail refused a jailed command something, AfterTool appends to
+// the result how to ask a human for it, naming the model's own command.
+func TestAfterToolTellsHowToAskForWhatTheJailRefused(t *testing.T) {
+	s := &standIns{tier: all(policy.Allow), jail: freshJailer{}}
+	jailed := "'/s' run --quiet --shared-tmp --dir '/proj' -- bash -c 'touch /etc/x'"
+	ev := func(output string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": "/proj", "hook_event_name": AfterTool,
+			"tool_name": "run_shell_command", "tool_input": map[string]any{"command": jailed},
+			"tool_response": map[string]any{"llmContent": output, "returnDisplay": output}})
+		return string(b)
+	}
+	o := run(t, s, ev("Output: touch: cannot touch '/etc/x': Permission denied\nExit Code: 1"))
+	if o.HookSpecificOutput == nil || o.HookSpecificOutput.HookEventName != AfterTool ||
+		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "sandbox request") ||
+		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "--script 'touch /etc/x'") {
+		t.Errorf("answer %+v", o)
+	}
+	if o := run(t, s, ev("Output: fine")); o.HookSpecificOutput != nil {
+		t.Errorf("nothing refused: %+v", o)
 	}
 }
