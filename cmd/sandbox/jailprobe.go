@@ -58,7 +58,7 @@ func jailProbeLine(p userstate.JailProbe) string {
 	if !p.OK {
 		return "the jail cannot be built on this machine (" + p.Why + "): in connector mode allowed commands run with your rights, checked by the policy's analyzer alone"
 	}
-	line := "allowed shell commands run in the project jail (Claude Code, Codex and the MCP server; see docs/AGENTS.md for the other agents)"
+	line := "allowed shell commands run in the project jail (Claude Code, Codex, Gemini CLI and the MCP server; see docs/AGENTS.md for the other agents)"
 	if len(p.Degraded) > 0 {
 		line += "; not enforced here: " + strings.Join(p.Degraded, ", ")
 	}
