@@ -13,6 +13,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/watch"
 	"github.com/spf13/cobra"
 )
 
@@ -103,7 +104,7 @@ func shownHash(env *approverEnv, opts *approveOptions) (string, error) {
 	rv := env.src.Review(req)
 	terminal := isTerminalWriter(opts.out) && isTerminalReader(opts.in)
 	if terminal || (opts.hash != "" && isTerminalWriter(opts.out)) {
-		renderRequest(opts.out, req, rv, renderOptions{now: time.Now()})
+		watch.RenderRequest(opts.out, req, rv, watch.RenderOptions{Now: time.Now()})
 	}
 	if rv.Stale != "" && !opts.staleOK {
 		return "", &exitError{code: exitFailure, msg: fmt.Sprintf("request %s is stale (%s); nothing ran. --stale-ok approves it anyway", opts.id, rv.Stale)}
@@ -142,21 +143,20 @@ func notPending(id string, st queue.State, err error) error {
 
 func isTerminalWriter(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && isTerminal(int(f.Fd()))
+	return ok && watch.IsTerminal(int(f.Fd()))
 }
 
 func isTerminalReader(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	return ok && isTerminal(int(f.Fd()))
+	return ok && watch.IsTerminal(int(f.Fd()))
 }
 
 // cliOutput streams a command's output to our stdout and stderr: raw
 // bytes for pipes and files, escaped lines on a terminal (what the agent's
 // command prints must not drive the human's terminal).
 func cliOutput(out, errw io.Writer) (func(string, []byte), func()) {
-	if f, ok := out.(*os.File); ok && isTerminal(int(f.Fd())) {
-		live := newLiveOutput(out, 0)
-		return live.write, live.flush
+	if f, ok := out.(*os.File); ok && watch.IsTerminal(int(f.Fd())) {
+		return watch.LiveOutput(out)
 	}
 	return func(stream string, p []byte) {
 		if stream == "stderr" {

@@ -148,3 +148,10 @@ func listTable(w io.Writer, items []queue.Summary, headline map[string]string) e
 	}
 	return tw.Flush()
 }
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/connector/watch"
 	"github.com/spf13/cobra"
 )
 
@@ -196,7 +197,7 @@ func confirmAccept(opts *policyOptions, f folder.Folder) error {
 // stdinIsTerminal uses the approver's terminal check where there is one
 // (Linux); elsewhere a character device counts (an empty answer is "no").
 func stdinIsTerminal() bool {
-	if isTerminal(int(os.Stdin.Fd())) {
+	if watch.IsTerminal(int(os.Stdin.Fd())) {
 		return true
 	}
 	fi, err := os.Stdin.Stat()

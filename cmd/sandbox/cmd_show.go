@@ -12,6 +12,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/connector/watch"
 	"github.com/spf13/cobra"
 )
 
@@ -86,33 +87,10 @@ func runShow(_ context.Context, opts *showOptions) error {
 		log := stderrLogger(opts.err)
 		pass := envPassList(f, st, log)
 		src := &review.Source{Folder: f, State: st, EnvPass: pass, Log: log, Jail: grantLines(policyGrant(f, st, log), pass)}
-		renderRequest(opts.out, req, src.Review(req), renderOptions{now: time.Now()})
+		watch.RenderRequest(opts.out, req, src.Review(req), watch.RenderOptions{Now: time.Now()})
 		fmt.Fprintf(opts.out, "  %-8s %s\n", "state", state)
 		return nil
 	}
-	renderResult(opts.out, s.Result)
+	watch.RenderResult(opts.out, s.Result)
 	return nil
-}
-
-// renderResult shows a finished request.
-func renderResult(w io.Writer, res *queue.Result) {
-	fmt.Fprintf(w, "── request %s  [%s]  %s\n", res.ID, res.Kind, res.Decision)
-	fmt.Fprintf(w, "  %-8s %s\n", "summary", res.Summary)
-	field(w, "session", orNone(res.Session))
-	field(w, "by", res.Approver.User+" ("+res.Approver.Surface+")")
-	fmt.Fprintf(w, "  %-8s %s\n", "decided", when(res.Decided, time.Time{}))
-	if res.Reason != "" {
-		block(w, "reason", res.Reason)
-	}
-	if res.Always != "" {
-		field(w, "always", res.Always)
-	}
-	if res.ExitCode != nil {
-		fmt.Fprintf(w, "  %-8s %d %s\n", "exit", *res.ExitCode, res.Signal)
-		fmt.Fprintf(w, "  %-8s %s\n", "took", ms(res.DurationMS))
-	}
-	if res.LogPath != "" {
-		field(w, "log", res.LogPath)
-	}
-	fmt.Fprintf(w, "  %-8s %s\n", "hash", display.EscapeLine(res.RequestHash))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/watch"
 	"github.com/spf13/cobra"
 )
 
@@ -49,33 +49,13 @@ q quit. With --plain, or when stdin is not a terminal, type whole lines:
 func runWatch(ctx context.Context, opts *watchOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	screen := &termWriter{w: opts.out}
-	logger, closeLog := newWatchLogger(screen) // approver_watch_log.go
-	defer closeLog()
 	folders, err := watchFolders(opts)
 	if err != nil {
 		return err
 	}
-	s := &watchSession{
-		out: screen, fd: -1, log: logger, plain: opts.plain,
-		known: map[string]bool{}, skipped: map[string]bool{}, autoTried: map[string]bool{}, problems: map[string]bool{},
-	}
-	for _, f := range folders {
-		wf, err := openWatchFolder(ctx, f, logger)
-		if err != nil {
-			return err
-		}
-		defer wf.env.Close()
-		defer holdApprover(f, logger)()
-		s.folders = append(s.folders, wf)
-	}
-	restore := s.startInput(opts, logger)
-	defer restore()
-	s.merge(ctx)
-	s.banner()
-	s.showInterrupted()
-	s.checkPolicy()
-	return s.run(ctx)
+	return watch.Run(ctx, watch.Config{
+		Folders: folders, Open: openWatchFolder, In: opts.in, Out: opts.out, Plain: opts.plain,
+	})
 }
 
 // watchFolders resolves the folders to watch: --dir and the arguments, or
@@ -104,43 +84,14 @@ func watchFolders(opts *watchOptions) ([]folder.Folder, error) {
 	return out, nil
 }
 
-func openWatchFolder(ctx context.Context, f folder.Folder, logger *slog.Logger) (*watchFolder, error) {
+// openWatchFolder opens f's approver for watch and marks f as watched
+// until the returned function runs.
+func openWatchFolder(f folder.Folder, logger *slog.Logger) (*watch.Folder, func(), error) {
 	env, err := openApprover(f, approver.SurfaceWatch, logger)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ch, err := env.q.Changes(ctx)
-	if err != nil {
-		env.Close()
-		return nil, err
-	}
-	return &watchFolder{env: env, changes: ch}, nil
-}
-
-// startInput reads single keys when stdin is a terminal (and not
-// --plain), whole lines otherwise. The returned function restores the
-// terminal; it also runs on SIGHUP/SIGTERM/Ctrl-C through ctx.
-func (s *watchSession) startInput(opts *watchOptions, logger *slog.Logger) (restore func()) {
-	f, ok := opts.in.(*os.File)
-	if !opts.plain && ok && isTerminal(int(f.Fd())) {
-		if r, err := rawMode(int(f.Fd())); err == nil {
-			s.fd = int(f.Fd())
-			s.in = startInput(opts.in, true)
-			return r
-		} else {
-			logger.Warn("single-key input unavailable; type whole lines", "err", err)
-		}
-	}
-	s.plain = true
-	s.in = startInput(opts.in, false)
-	return func() {}
-}
-
-func (s *watchSession) banner() {
-	for _, wf := range s.folders {
-		s.out.printf("sandbox watch: %s (as %s)\n", wf.env.f.Root, wf.env.ap.Identity().User)
-	}
-	if !s.plain {
-		s.out.printf("%s\n", fmt.Sprint("keys: ", watchKeys))
-	}
+	release := holdApprover(f, logger)
+	return &watch.Folder{Folder: env.f, State: env.st, Approver: env.ap, Audit: env.audit, Review: env.src},
+		func() { release(); env.Close() }, nil
 }

@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // ("e g"; missing ones are exact). A part no rule can cover says why, and
 // the request can then only be approved once.
 func (s *watchSession) approveAlwaysParts(ctx context.Context, it pendingItem, arg string) error {
-	props := it.wf.env.src.Facts(it.req).Always
+	props := it.wf.env.Review.Facts(it.req).Always
 	choices := strings.Fields(arg)
 	var rules []policy.Remembered
 	for i, pr := range props {
@@ -64,7 +64,7 @@ func (s *watchSession) approveAlwaysParts(ctx context.Context, it pendingItem, a
 	}
 	s.out.printf("▶ approved %s; running\n", it.req.ID)
 	err := s.running(ctx, func(onOutput func(string, []byte)) decided {
-		res, err := it.wf.env.ap.Approve(ctx, it.req.ID, approver.ApproveOptions{
+		res, err := it.wf.env.Approver.Approve(ctx, it.req.ID, approver.ApproveOptions{
 			ShownHash: it.req.Hash, Always: true, Rules: rules, OnOutput: onOutput,
 		})
 		return decided{res, err}

@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"context"
@@ -20,7 +20,7 @@ type decided struct {
 func (s *watchSession) approve(ctx context.Context, it pendingItem, always bool, pattern string) error {
 	s.out.printf("▶ approved %s; running\n", it.req.ID)
 	return s.running(ctx, func(onOutput func(string, []byte)) decided {
-		res, err := it.wf.env.ap.Approve(ctx, it.req.ID, approver.ApproveOptions{
+		res, err := it.wf.env.Approver.Approve(ctx, it.req.ID, approver.ApproveOptions{
 			ShownHash: it.req.Hash, Always: always, Pattern: pattern, OnOutput: onOutput,
 		})
 		return decided{res, err}
@@ -86,7 +86,7 @@ func (s *watchSession) autoDecide(ctx context.Context) bool {
 			continue
 		}
 		s.autoTried[it.req.ID] = true
-		m, ok := it.wf.env.ap.Remembered(it.req)
+		m, ok := it.wf.env.Approver.Remembered(it.req)
 		if !ok {
 			continue
 		}
@@ -97,7 +97,7 @@ func (s *watchSession) autoDecide(ctx context.Context) bool {
 		s.out.printf("\n▶ %s %s by remembered decision %s: %s\n", it.req.ID, verb,
 			display.EscapeLine(m.Pattern), queue.Summarize(it.req))
 		_ = s.running(ctx, func(onOutput func(string, []byte)) decided {
-			res, _, err := it.wf.env.ap.Decide(ctx, it.req, approver.ApproveOptions{OnOutput: onOutput})
+			res, _, err := it.wf.env.Approver.Decide(ctx, it.req, approver.ApproveOptions{OnOutput: onOutput})
 			return decided{res, err}
 		})
 		return true

@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"context"
@@ -257,13 +257,13 @@ func (s *watchSession) show(it pendingItem) *pager {
 				n++
 			}
 		}
-		s.out.printf("\n══ %s · agent %s · session %s · %d pending ══\n", it.wf.env.f.Root,
+		s.out.printf("\n══ %s · agent %s · session %s · %d pending ══\n", it.wf.env.Folder.Root,
 			display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)), n)
 	}
 	s.out.printf("\n")
 	folder := ""
 	if len(s.folders) > 1 {
-		folder = it.wf.env.f.Root
+		folder = it.wf.env.Folder.Root
 	}
 	pg := newPager(it, folder)
 	pg.next(s.out, s.pageSize())
@@ -272,7 +272,7 @@ func (s *watchSession) show(it pendingItem) *pager {
 }
 
 func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, rv *review.Review, arg string) error {
-	m := it.wf.env.ap
+	m := it.wf.env.Approver
 	if len(rv.Always) > 1 {
 		return s.approveAlwaysParts(ctx, it, arg)
 	}
@@ -319,7 +319,7 @@ func (s *watchSession) approveAlways(ctx context.Context, it pendingItem, rv *re
 // one when they differ (the approver then refuses it if it does not
 // cover the request).
 func generalPattern(it pendingItem, shown string) string {
-	f := it.wf.env.src.Facts(it.req)
+	f := it.wf.env.Review.Facts(it.req)
 	for _, pr := range f.Always {
 		if display.EscapeLine(pr.General) == shown {
 			return pr.General
@@ -340,7 +340,7 @@ func (s *watchSession) deny(ctx context.Context, it pendingItem, reason string) 
 			return err
 		}
 	}
-	res, err := it.wf.env.ap.Deny(ctx, it.req.ID, strings.TrimSpace(reason))
+	res, err := it.wf.env.Approver.Deny(ctx, it.req.ID, strings.TrimSpace(reason))
 	s.refresh()
 	if err != nil {
 		s.out.printf("✗ %v\n", err)

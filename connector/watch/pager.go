@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"bytes"
@@ -26,9 +26,9 @@ type pager struct {
 
 // newPager renders it whole.
 func newPager(it pendingItem, folder string) *pager {
-	rv := it.wf.env.src.Review(it.req)
+	rv := it.wf.env.Review.Review(it.req)
 	var b bytes.Buffer
-	renderRequest(&b, it.req, rv, renderOptions{folder: folder, now: time.Now()})
+	RenderRequest(&b, it.req, rv, RenderOptions{Folder: folder, Now: time.Now()})
 	text := strings.TrimSuffix(b.String(), "\n")
 	return &pager{lines: strings.Split(text, "\n"), rv: rv}
 }

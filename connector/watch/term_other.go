@@ -1,13 +1,14 @@
 //go:build !linux
 
-package main
+package watch
 
 import "errors"
 
 // Single-key input is implemented on Linux; elsewhere `sandbox watch`
 // reads whole lines, as with --plain.
 
-func isTerminal(int) bool { return false }
+// IsTerminal reports false: see rawMode.
+func IsTerminal(int) bool { return false }
 
 func rawMode(int) (func(), error) { return nil, errors.ErrUnsupported }
 

@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"bytes"
@@ -37,6 +37,15 @@ type liveOutput struct {
 	maxLine  int
 	lines    int // guarded by mu
 	maxLines int
+}
+
+// LiveOutput shows a running command's output on the terminal out as
+// watch does (escaped lines, a gutter telling stdout from stderr): write
+// is an approval's OnOutput callback, flush prints what is left once the
+// command has ended.
+func LiveOutput(out io.Writer) (write func(stream string, p []byte), flush func()) {
+	l := newLiveOutput(out, 0)
+	return l.write, l.flush
 }
 
 func newLiveOutput(out io.Writer, maxLines int) *liveOutput {

@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"context"
@@ -22,7 +22,7 @@ type learnOffer struct {
 // would have spared the human's repeated approvals of this shape. Nothing
 // changes without the key; the remembered decision is audited first.
 func (s *watchSession) offerLearned(ctx context.Context, it pendingItem) error {
-	part, sugg, ok := approver.Offer(ctx, it.wf.env.f, it.wf.env.st, it.req, time.Now())
+	part, sugg, ok := approver.Offer(ctx, it.wf.env.Folder, it.wf.env.State, it.req, time.Now())
 	if !ok {
 		return nil
 	}
@@ -43,13 +43,13 @@ func (s *watchSession) offerLearned(ctx context.Context, it pendingItem) error {
 		return nil
 	}
 	who := approver.NewIdentity(approver.SurfaceWatch)
-	if _, err := it.wf.env.audit.Append(audit.Entry{Actor: "approver:watch", Event: "remembered.learned",
+	if _, err := it.wf.env.Audit.Append(audit.Entry{Actor: "approver:watch", Event: "remembered.learned",
 		RequestID: it.req.ID, Decision: "allow", ContentHash: it.req.Hash,
 		Detail: map[string]any{"user": who.User, "pattern": o.sugg.Pattern, "trigger": string(o.sugg.Trigger)}}); err != nil {
 		s.out.printf("! not remembered: %v\n", err)
 		return nil
 	}
-	mem := approver.NewPolicyMemory(it.wf.env.f, it.wf.env.st, slog.New(slog.DiscardHandler))
+	mem := approver.NewPolicyMemory(it.wf.env.Folder, it.wf.env.State, slog.New(slog.DiscardHandler))
 	if err := mem.Remember(it.req, o.sugg.Pattern, who); err != nil {
 		s.out.printf("! not remembered: %v\n", err)
 		return nil

@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"context"
@@ -20,17 +20,17 @@ const interruptedShown = 24 * time.Hour
 // from the accepted policy.
 func (s *watchSession) checkPolicy() {
 	for _, wf := range s.folders {
-		current, _, changed, err := policy.Pending(wf.env.f, wf.env.st)
+		current, _, changed, err := policy.Pending(wf.env.Folder, wf.env.State)
 		if err != nil || !changed || current == nil {
 			continue
 		}
 		sum := sha256.Sum256(current)
-		key := wf.env.f.Root + "\x00" + hex.EncodeToString(sum[:])
+		key := wf.env.Folder.Root + "\x00" + hex.EncodeToString(sum[:])
 		if s.problems[key] {
 			continue
 		}
 		s.problems[key] = true
-		s.out.printf("\a! %s has changes that are not accepted yet: [p] to review them\n", wf.env.f.Policy())
+		s.out.printf("\a! %s has changes that are not accepted yet: [p] to review them\n", wf.env.Folder.Policy())
 		if s.redraw != nil {
 			s.redraw()
 		}
@@ -42,9 +42,9 @@ func (s *watchSession) checkPolicy() {
 func (s *watchSession) policy(ctx context.Context) error {
 	any := false
 	for _, wf := range s.folders {
-		current, accepted, changed, err := policy.Pending(wf.env.f, wf.env.st)
+		current, accepted, changed, err := policy.Pending(wf.env.Folder, wf.env.State)
 		if err != nil {
-			s.out.printf("! %s: %v\n", wf.env.f.Root, err)
+			s.out.printf("! %s: %v\n", wf.env.Folder.Root, err)
 			continue
 		}
 		if !changed || current == nil {
@@ -66,9 +66,9 @@ func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accept
 	if accepted == nil {
 		from = "/dev/null (nothing accepted)"
 	}
-	s.out.printf("\n── pending policy change in %s\n", wf.env.f.Root)
+	s.out.printf("\n── pending policy change in %s\n", wf.env.Folder.Root)
 	s.out.printf("%s", display.Escape(textdiff.UnifiedDiff(from, ".sandbox/policy.yaml", accepted, current)))
-	if _, err := policy.Parse(wf.env.f.Policy(), current); err != nil {
+	if _, err := policy.Parse(wf.env.Folder.Policy(), current); err != nil {
 		s.out.printf("the new policy is invalid and cannot be accepted:\n%s\n", display.Escape(err.Error()))
 		return nil
 	}
@@ -81,12 +81,12 @@ func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accept
 		return nil
 	}
 	sum := sha256.Sum256(current)
-	if _, err := wf.env.audit.Append(audit.Entry{Actor: "approver:watch", Event: "policy.accepted",
+	if _, err := wf.env.Audit.Append(audit.Entry{Actor: "approver:watch", Event: "policy.accepted",
 		Decision: "accepted", Detail: map[string]any{"sha256": hex.EncodeToString(sum[:])}}); err != nil {
 		s.out.printf("! refused: %v\n", err)
 		return nil
 	}
-	if err := policy.Accept(wf.env.f, wf.env.st, current); err != nil {
+	if err := policy.Accept(wf.env.Folder, wf.env.State, current); err != nil {
 		s.out.printf("! %v\n", err)
 		return nil
 	}
@@ -99,8 +99,8 @@ func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accept
 // `interrupted`): they are never run again by themselves.
 func (s *watchSession) showInterrupted() {
 	for _, wf := range s.folders {
-		s.report(wf, wf.env.q.Recover())
-		done, problems := wf.env.q.List(queue.StateDone)
+		s.report(wf, wf.env.Approver.Queue().Recover())
+		done, problems := wf.env.Approver.Queue().List(queue.StateDone)
 		s.report(wf, problems)
 		for _, it := range done {
 			if it.Decision != queue.Interrupted || time.Since(it.Created) > interruptedShown {

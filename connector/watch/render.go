@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"fmt"
@@ -12,19 +12,19 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-// renderOptions shape how a request is printed.
-type renderOptions struct {
-	folder string // the project root, shown when watching several
-	now    time.Time
+// RenderOptions shape how a request is printed.
+type RenderOptions struct {
+	Folder string    // the project root, shown when watching several
+	Now    time.Time // "created" says how long ago from Now (zero: not said)
 }
 
-// renderRequest writes everything the human must see about req before
+// RenderRequest writes everything the human must see about req before
 // deciding, whole (a pager, not the renderer, decides what fits on a
 // screen): where an approval runs, the policy's hits recomputed and ranked
 // riskiest first (rv), the payload, then the rest. Every text the agent
 // controls is escaped (display.Escape), and the content hash identifies
 // exactly what will run.
-func renderRequest(w io.Writer, req *queue.Request, rv *review.Review, o renderOptions) {
+func RenderRequest(w io.Writer, req *queue.Request, rv *review.Review, o RenderOptions) {
 	fmt.Fprintf(w, "── request %s  [%s]\n", req.ID, req.Kind)
 	if rv.Refused != "" {
 		fmt.Fprintf(w, "  %-8s %s: it will not run whatever you decide; deny it\n", "REFUSED", rv.Refused)
@@ -32,8 +32,8 @@ func renderRequest(w io.Writer, req *queue.Request, rv *review.Review, o renderO
 	if rv.Stale != "" {
 		fmt.Fprintf(w, "  %-8s %s\n", "STALE", rv.Stale)
 	}
-	if o.folder != "" {
-		field(w, "folder", o.folder)
+	if o.Folder != "" {
+		field(w, "folder", o.Folder)
 	}
 	for i, l := range rv.Where {
 		label := ""
@@ -57,7 +57,7 @@ func renderRequest(w io.Writer, req *queue.Request, rv *review.Review, o renderO
 		block(w, "why", req.Justification)
 	}
 	fmt.Fprintf(w, "  %-8s %s\n", "hash", display.EscapeLine(req.Hash))
-	fmt.Fprintf(w, "  %-8s %s\n", "created", when(req.Created, o.now))
+	fmt.Fprintf(w, "  %-8s %s\n", "created", when(req.Created, o.Now))
 }
 
 // renderHits lists every distinct rule hit, the ones that need a human
@@ -178,6 +178,30 @@ func renderWrite(w io.Writer, p *queue.WritePayload) {
 		block(w, "  old", e.OldString)
 		block(w, "  new", e.NewString)
 	}
+}
+
+// RenderResult writes a finished request for `sandbox show`: its
+// decision, by whom, its exit and the hash of what ran, escaped.
+func RenderResult(w io.Writer, res *queue.Result) {
+	fmt.Fprintf(w, "── request %s  [%s]  %s\n", res.ID, res.Kind, res.Decision)
+	fmt.Fprintf(w, "  %-8s %s\n", "summary", res.Summary)
+	field(w, "session", orNone(res.Session))
+	field(w, "by", res.Approver.User+" ("+res.Approver.Surface+")")
+	fmt.Fprintf(w, "  %-8s %s\n", "decided", when(res.Decided, time.Time{}))
+	if res.Reason != "" {
+		block(w, "reason", res.Reason)
+	}
+	if res.Always != "" {
+		field(w, "always", res.Always)
+	}
+	if res.ExitCode != nil {
+		fmt.Fprintf(w, "  %-8s %d %s\n", "exit", *res.ExitCode, res.Signal)
+		fmt.Fprintf(w, "  %-8s %s\n", "took", ms(res.DurationMS))
+	}
+	if res.LogPath != "" {
+		field(w, "log", res.LogPath)
+	}
+	fmt.Fprintf(w, "  %-8s %s\n", "hash", display.EscapeLine(res.RequestHash))
 }
 
 // field prints one labelled line; the value is escaped onto one line.

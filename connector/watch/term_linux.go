@@ -1,13 +1,13 @@
 //go:build linux
 
-package main
+package watch
 
 import (
 	"golang.org/x/sys/unix"
 )
 
-// isTerminal reports whether fd is a terminal.
-func isTerminal(fd int) bool {
+// IsTerminal reports whether fd is a terminal.
+func IsTerminal(fd int) bool {
 	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	return err == nil
 }

@@ -1,4 +1,4 @@
-package main
+package watch
 
 import (
 	"context"
@@ -24,7 +24,7 @@ var errStop = errors.New("stop waiting")
 
 // watchFolder is one folder watched by `sandbox watch`.
 type watchFolder struct {
-	env     *approverEnv
+	env     *Folder
 	changes <-chan struct{}
 }
 
@@ -35,7 +35,7 @@ type pendingItem struct {
 }
 
 func (it pendingItem) group() string {
-	return it.wf.env.f.Root + "\x00" + it.req.Agent + "\x00" + it.req.Session
+	return it.wf.env.Folder.Root + "\x00" + it.req.Agent + "\x00" + it.req.Session
 }
 
 // watchSession is the state of one `sandbox watch`: the requests pending
@@ -113,7 +113,7 @@ func (s *watchSession) waitEvent(ctx context.Context, stop func() bool) (inputEv
 func (s *watchSession) refresh() {
 	var all []pendingItem
 	for _, wf := range s.folders {
-		reqs, problems := wf.env.q.Pending()
+		reqs, problems := wf.env.Approver.Queue().Pending()
 		s.report(wf, problems)
 		for _, r := range reqs {
 			all = append(all, pendingItem{wf: wf, req: r})
@@ -155,7 +155,7 @@ func (s *watchSession) announce() {
 	for _, it := range fresh {
 		s.out.printf("+ new request %s [%s] %s  (agent %s, session %s)\n", it.req.ID, it.req.Kind,
 			queue.Summarize(it.req), display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)))
-		if h := it.wf.env.src.Review(it.req).Headline(3); h != "" {
+		if h := it.wf.env.Review.Review(it.req).Headline(3); h != "" {
 			s.out.printf("    %s\n", h)
 		}
 	}
@@ -168,7 +168,7 @@ func (s *watchSession) announce() {
 // report shows (once) and audits the bad files the queue quarantined.
 func (s *watchSession) report(wf *watchFolder, problems []queue.Problem) {
 	for _, p := range problems {
-		key := wf.env.f.Root + "\x00" + p.String()
+		key := wf.env.Folder.Root + "\x00" + p.String()
 		if s.problems[key] {
 			continue
 		}
@@ -177,7 +177,7 @@ func (s *watchSession) report(wf *watchFolder, problems []queue.Problem) {
 		if p.Quarantined == "" {
 			continue
 		}
-		_, err := wf.env.audit.Append(audit.Entry{
+		_, err := wf.env.Audit.Append(audit.Entry{
 			Actor: "approver:watch", Event: "request.quarantined", Decision: "quarantined",
 			Detail: map[string]any{"file": display.EscapeLine(p.Name), "state": string(p.State), "error": p.Err.Error()},
 		})

@@ -1,0 +1,113 @@
+// Package watch is the terminal approver behind `sandbox watch`: it shows
+// the pending requests of one or more folders one at a time, escaped and
+// paged (nothing is approved before all of it has been on the screen),
+// and acts on the human's keys: single keys on a terminal switched to raw
+// mode (escape sequences filtered, a small line editor for patterns and
+// reasons), whole lines with Config.Plain or off a terminal. Approved
+// requests run in this process through connector/approver, their output
+// shown live. The same renderer prints a request for `sandbox show` and
+// `sandbox approve`; cmd/sandbox parses the flags and opens the folders.
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/display/review"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// Folder is one watched folder, opened by the caller.
+type Folder struct {
+	Folder folder.Folder
+	// State is the per-user state: remembered decisions and the accepted
+	// policy are signed with its key.
+	State *userstate.State
+	// Approver decides as Surface "watch"; its queue is the folder's.
+	Approver *approver.Approver
+	// Audit receives watch's own records (quarantined files, learned
+	// rules, policy acceptance); usually the log the approver writes to.
+	Audit audit.Appender
+	// Review describes requests for display (the policy's hits recomputed,
+	// where an approval runs, whether anybody waits).
+	Review *review.Source
+}
+
+// Config configures Run.
+type Config struct {
+	// Folders are the folders to watch, opened one after another by Open
+	// with the logger of the session (its records go to watch.log in the
+	// per-user state, not onto the screen). The function Open returns
+	// closes what it opened; it runs when Run returns.
+	Folders []folder.Folder
+	Open    func(folder.Folder, *slog.Logger) (*Folder, func(), error)
+	// In is the human's input: single keys when it is a terminal (and not
+	// Plain), whole lines otherwise. Out is the screen.
+	In    io.Reader
+	Out   io.Writer
+	Plain bool
+}
+
+// Run watches until the human quits, the input ends or ctx is cancelled
+// (the terminal's mode is restored then too).
+func Run(ctx context.Context, cfg Config) error {
+	screen := &termWriter{w: cfg.Out}
+	logger, closeLog := newWatchLogger(screen)
+	defer closeLog()
+	s := &watchSession{
+		out: screen, fd: -1, log: logger, plain: cfg.Plain,
+		known: map[string]bool{}, skipped: map[string]bool{}, autoTried: map[string]bool{}, problems: map[string]bool{},
+	}
+	for _, f := range cfg.Folders {
+		env, closeEnv, err := cfg.Open(f, logger)
+		if err != nil {
+			return err
+		}
+		defer closeEnv()
+		ch, err := env.Approver.Queue().Changes(ctx)
+		if err != nil {
+			return err
+		}
+		s.folders = append(s.folders, &watchFolder{env: env, changes: ch})
+	}
+	restore := s.startInput(cfg.In, logger)
+	defer restore()
+	s.merge(ctx)
+	s.banner()
+	s.showInterrupted()
+	s.checkPolicy()
+	return s.run(ctx)
+}
+
+// startInput reads single keys when in is a terminal (and not plain),
+// whole lines otherwise. The returned function restores the terminal.
+func (s *watchSession) startInput(in io.Reader, logger *slog.Logger) (restore func()) {
+	f, ok := in.(*os.File)
+	if !s.plain && ok && IsTerminal(int(f.Fd())) {
+		if r, err := rawMode(int(f.Fd())); err == nil {
+			s.fd = int(f.Fd())
+			s.in = startInput(in, true)
+			return r
+		} else {
+			logger.Warn("single-key input unavailable; type whole lines", "err", err)
+		}
+	}
+	s.plain = true
+	s.in = startInput(in, false)
+	return func() {}
+}
+
+func (s *watchSession) banner() {
+	for _, wf := range s.folders {
+		s.out.printf("sandbox watch: %s (as %s)\n", wf.env.Folder.Root, wf.env.Approver.Identity().User)
+	}
+	if !s.plain {
+		s.out.printf("%s\n", fmt.Sprint("keys: ", watchKeys))
+	}
+}
