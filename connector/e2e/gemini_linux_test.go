@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/fakemodel"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
@@ -58,14 +59,17 @@ func shellCall(input map[string]any) fakemodel.Reply {
 	return fakemodel.Reply{Text: "Running it.", ToolCalls: []fakemodel.ToolCall{{Name: "run_shell_command", Input: input}}}
 }
 
-// runGemini runs `gemini -p` in dir (a trusted workspace, every tool
-// call approved by Gemini CLI itself: sandbox's hook decides) against
-// model, offline.
+// runGemini runs `gemini -p` in dir (a trusted workspace) against model,
+// offline. Gemini CLI's own policy, which decides after the hook, lets
+// through the jailed command lines only, by the rule docs/AGENTS.md
+// gives: their prefix, the sandbox binary quoted. Without it a
+// non-interactive Gemini CLI refuses every shell command.
 func (e *env) runGemini(t *testing.T, dir string, model *fakemodel.Gemini) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, client(t, "gemini"), "--yolo", "-p", "do the task", "-o", "json")
+	cmd := exec.CommandContext(ctx, client(t, "gemini"), "--allowed-tools", "run_shell_command("+display.SingleQuote(sandboxBin)+")",
+		"-p", "do the task", "-o", "json")
 	cmd.Dir = dir
 	cmd.Env = e.vars("GEMINI_CLI_HOME="+geminiHome(t), "GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL="+model.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_CLI_NO_RELAUNCH=true", "GOOGLE_API_KEY=", "GOOGLE_GENAI_USE_VERTEXAI=")
