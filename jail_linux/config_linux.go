@@ -4,48 +4,11 @@ package jail_linux
 
 import (
 	"fmt"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"path/filepath"
 
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 )
-
-// initConfig is what the supervisor sends the init: the spec without its
-// streams and logger, plus how the init was started.
-type initConfig struct {
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir"`
-
-	Writable []string `json:"writable"`
-	ReadOnly []string `json:"read_only"`
-	Holes    []string `json:"holes"`
-	Hidden   []string `json:"hidden"`
-	// SharedTmp keeps the host's /tmp and /var/tmp, their sockets hidden
-	// (jailspec.FS.SharedTmp).
-	SharedTmp bool `json:"shared_tmp"`
-	// TmpSockets are the sockets the supervisor found in the shared
-	// scratch trees (findTmpSockets); TmpScan asks the init to walk the
-	// trees for more.
-	TmpSockets []string `json:"tmp_sockets"`
-	TmpScan    bool     `json:"tmp_scan"`
-	// Placeholders are the paths the supervisor created to pin missing
-	// ReadOnly names for this run.
-	Placeholders []string              `json:"placeholders"`
-	pinnedLinks  []string              // ReadOnly names that are symbolic links (the init's own)
-	Substs       []jailspec.Substitute `json:"substitutes"`
-
-	ProxyPort int   `json:"proxy_port"`
-	NetOpen   bool  `json:"net_open"` // the whole network (jailspec.Net.Open)
-	Forward   []int `json:"forward"`  // host loopback ports relayed in (jailspec.Net.Forward)
-
-	Landlock   bool `json:"landlock"`
-	Seccomp    bool `json:"seccomp"`
-	NoNewPrivs bool `json:"no_new_privs"`
-	MountNS    bool `json:"mount_ns"`
-	PidNS      bool `json:"pid_ns"`
-	NetNS      bool `json:"net_ns"`
-	UserNS     bool `json:"user_ns"` // the init's capabilities are ambient ones in a user namespace
-}
 
 func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
@@ -69,13 +32,13 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 	if err := checkForward(s); err != nil {
 		return nil, err
 	}
-	if err := checkWritable(clean(s.FS.Writable)); err != nil {
+	if err := jailinit.CheckWritable(clean(s.FS.Writable)); err != nil {
 		return nil, err
 	}
 	return &initConfig{
 		Argv: s.Argv, Env: s.Env, Dir: s.Dir,
 		Writable: clean(s.FS.Writable), ReadOnly: clean(s.FS.ReadOnly),
-		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: s.FS.Substitutes,
+		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: substitutes(s.FS.Substitutes),
 		SharedTmp: s.FS.SharedTmp,
 		ProxyPort: s.Net.ProxyPort, NetOpen: s.Net.Open, Forward: s.Net.Forward,
 		Landlock: e.Landlock, Seccomp: e.Seccomp, NoNewPrivs: e.NoNewPrivs,
@@ -129,6 +92,11 @@ func clean(paths []string) []string {
 	return out
 }
 
-// anyRestriction reports whether the command gets any per-thread
-// restriction (which all need no_new_privs first).
-func (c *initConfig) anyRestriction() bool { return c.Landlock || c.Seccomp || c.NoNewPrivs }
+// substitutes converts the spec's substitutes into the init's.
+func substitutes(subs []jailspec.Substitute) []jailinit.Substitute {
+	out := make([]jailinit.Substitute, 0, len(subs))
+	for _, s := range subs {
+		out = append(out, jailinit.Substitute{Path: s.Path, Source: s.Source})
+	}
+	return out
+}

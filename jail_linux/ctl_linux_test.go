@@ -3,24 +3,10 @@
 package jail_linux
 
 import (
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"testing"
 	"time"
 )
-
-// TestExitMessage: the exit message round-trips; anything else is refused.
-func TestExitMessage(t *testing.T) {
-	for _, m := range []exitMsg{{0, 0}, {3, 0}, {137, 9}, {-1, 0}, {125, 0}} {
-		got, ok := decodeExit(m.encode())
-		if !ok || got != m {
-			t.Errorf("%+v -> %q -> %+v, %v", m, m.encode(), got, ok)
-		}
-	}
-	for _, bad := range []string{"", "3", "3 x", "x 3", "3  9", "3 9 1", `{"code":3}`} {
-		if m, ok := decodeExit([]byte(bad)); ok {
-			t.Errorf("%q decoded as %+v", bad, m)
-		}
-	}
-}
 
 // TestSupervisorRecv: the supervisor reads the init's messages whole, and
 // refuses one longer than its buffer instead of acting on a truncated
@@ -32,20 +18,20 @@ func TestSupervisorRecv(t *testing.T) {
 	}
 	defer sup.Close()
 	defer child.Close()
-	init := initCtl{fd: int(child.Fd())}
+	init := jailinit.Ctl{FD: int(child.Fd())}
 	cases := []struct {
 		name    string
 		payload []byte
 		ok      bool
 	}{
 		{"ready", []byte(`{"pid":8}`), true},
-		{"largest", make([]byte, maxInitMsg-1), true},
-		{"too long", make([]byte, maxInitMsg), false},
-		{"capped error", []byte(capMsg(string(make([]byte, maxMsg/2)))), true},
+		{"largest", make([]byte, jailinit.MaxInitMsg-1), true},
+		{"too long", make([]byte, jailinit.MaxInitMsg), false},
+		{"capped error", []byte(jailinit.CapMsg(string(make([]byte, jailinit.MaxMsg/2)))), true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := init.send(msgError, tc.payload, -1); err != nil {
+			if err := init.Send(msgError, tc.payload, -1); err != nil {
 				t.Fatal(err)
 			}
 			typ, got, fd, err := supCtl{c: sup}.recv(time.Second)

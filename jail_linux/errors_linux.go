@@ -2,18 +2,18 @@
 
 package jail_linux
 
-import "errors"
+import "github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 
-// Sentinel errors of the Linux jail.
+// Sentinel errors of the Linux jail, shared with its init.
 var (
 	// ErrLayer is returned when a layer the spec asks for cannot be
 	// applied on this machine.
-	ErrLayer = errors.New("jail layer unavailable")
+	ErrLayer = jailinit.ErrLayer
 	// ErrInit is returned when the jail's init failed before starting
 	// the command; the message carries the init's own error.
-	ErrInit = errors.New("jail init failed")
+	ErrInit = jailinit.ErrInit
 	// ErrSpec is returned for a spec the jail cannot honour as written.
-	ErrSpec = errors.New("bad jail spec")
+	ErrSpec = jailinit.ErrSpec
 )
 
 // InitError is a failure of the jail's init before the command ran. Code

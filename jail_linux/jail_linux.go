@@ -12,6 +12,7 @@ package jail_linux
 import (
 	"context"
 	"fmt"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"log/slog"
 	"sync"
 
@@ -29,7 +30,7 @@ type Jail struct {
 func (j *Jail) detect() *facts {
 	j.once.Do(func() {
 		j.facts = detect()
-		j.fdsErr = cloexecInherited()
+		j.fdsErr = jailinit.CloexecInherited()
 	})
 	return j.facts
 }

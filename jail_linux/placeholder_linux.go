@@ -5,6 +5,7 @@ package jail_linux
 import (
 	"errors"
 	"fmt"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -67,11 +68,11 @@ func makePins(cfg *initConfig, files map[string]string, stashDir string) (ps *pi
 		contents[filepath.Clean(k)] = v
 	}
 	for _, ro := range cfg.ReadOnly {
-		tree := treeOf(ro, cfg.Writable)
+		tree := jailinit.TreeOf(ro, cfg.Writable)
 		if tree == "" || tree == ro {
 			continue
 		}
-		if slices.ContainsFunc(cfg.Placeholders, func(p string) bool { return ro == p || within(ro, p) }) {
+		if slices.ContainsFunc(cfg.Placeholders, func(p string) bool { return ro == p || jailinit.Within(ro, p) }) {
 			continue // a placeholder for a missing parent pins it already (.git for .git/config)
 		}
 		content, isFile := contents[ro]

@@ -3,6 +3,7 @@
 package jail_linux
 
 import (
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"os"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ func kernelRelease() string {
 }
 
 func probeSeccomp() (bool, string) {
-	if _, err := seccompProgram(seccomprules.WithNetNS); err != nil {
+	if _, err := jailinit.SeccompProgram(seccomprules.WithNetNS); err != nil {
 		return false, err.Error()
 	}
 	if mode, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil || mode != 0 {

@@ -5,6 +5,7 @@ package jail_linux
 import (
 	"context"
 	"errors"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"log/slog"
 	"net"
 	"os"
@@ -111,7 +112,7 @@ func (p *process) reportedExit() (jailspec.ExitStatus, bool) {
 	if err != nil || typ != msgExit {
 		return jailspec.ExitStatus{}, false
 	}
-	m, ok := decodeExit(payload)
+	m, ok := jailinit.DecodeExit(payload)
 	return jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}, ok
 }
 

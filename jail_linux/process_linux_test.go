@@ -4,6 +4,7 @@ package jail_linux
 
 import (
 	"context"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"log/slog"
 	"os/exec"
 	"testing"
@@ -39,7 +40,7 @@ func TestProcessWaitStatus(t *testing.T) {
 			}
 			defer child.Close()
 			if tc.report != "" {
-				if err := (initCtl{fd: int(child.Fd())}).send(msgExit, []byte(tc.report), -1); err != nil {
+				if err := (jailinit.Ctl{FD: int(child.Fd())}).Send(msgExit, []byte(tc.report), -1); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -75,7 +75,7 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 		if s.pins, err = makePins(s.cfg, s.spec.FS.Placeholders, s.spec.FS.PinStash); err != nil {
 			return nil, err
 		}
-		s.cfg.findTmpSockets()
+		findTmpSockets(s.cfg)
 	}
 	if err = s.handshake(ctx); err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (s *starter) launch(userNS bool) error {
 	s.cmd = &exec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{"sandbox-jail-init"},
-		Env:         []string{initEnv + "=1"},
+		Env:         []string{initEnv + "=1", "GOGC=off"}, // GOGC: see jailinit.Main
 		Stdin:       s.spec.Stdin,
 		Stdout:      stdout,
 		Stderr:      stderr,

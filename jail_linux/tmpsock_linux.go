@@ -4,6 +4,7 @@ package jail_linux
 
 import (
 	"bufio"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,8 +25,8 @@ import (
 // socket whose file may lie in the trees cannot be placed for certain (a
 // relative or stale path, its file renamed or moved away, a second link
 // to it), the init also walks the trees as before (TmpScan).
-func (c *initConfig) findTmpSockets() {
-	roots := c.sharedTmp()
+func findTmpSockets(c *initConfig) {
+	roots := c.SharedTmpRoots()
 	if len(roots) == 0 {
 		return
 	}
@@ -52,7 +53,7 @@ func tableSockets(roots []string) ([]string, bool) {
 		}
 		real, ok := placeSocket(s)
 		placed = placed && ok
-		if ok && inAny(real, roots) {
+		if ok && jailinit.InAny(real, roots) {
 			out = append(out, real)
 		}
 	}
@@ -119,11 +120,11 @@ func mountDevs(r io.Reader, roots []string, devs map[uint32]bool) bool {
 			return false
 		}
 		dev, mp := kernelDev(uint32(a), uint32(b)), unescapeMount(fields[4])
-		if inAny(mp, roots) {
+		if jailinit.InAny(mp, roots) {
 			devs[dev] = true
 		}
 		for i, root := range roots {
-			if (root == mp || within(root, mp)) && len(mp) >= len(holder[i]) {
+			if (root == mp || jailinit.Within(root, mp)) && len(mp) >= len(holder[i]) {
 				holder[i], holderDev[i] = mp, dev // a later mount on the same point hides the earlier
 			}
 		}

@@ -3,6 +3,7 @@
 package jail_linux
 
 import (
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -91,7 +92,7 @@ func TestTableSockets(t *testing.T) {
 			if ok && !slices.Contains(got, want) {
 				t.Errorf("found %q, not %s", got, want)
 			}
-			if !ok && !slices.Contains(append(got, findSockets(root, 3, 1000)...), want) {
+			if !ok && !slices.Contains(append(got, walkSockets(t, root)...), want) {
 				t.Errorf("the walk the init falls back to does not find %s", want)
 			}
 		})
@@ -157,20 +158,19 @@ func TestMountDevs(t *testing.T) {
 	}
 }
 
-// TestNamePatterns: the prefix test in front of filepath.Match changes no
-// answer.
-func TestNamePatterns(t *testing.T) {
-	names := []string{"tmux-0", "tmux-", "tmux", "screens", "uscreens", ".X11-unix", ".X11-unixx", "ssh-XYZ", "ssh",
-		"emacs1000", "emacs", "emacsx", "nvimABC", "nvim", "pulse-PKdhtXMmr18n", "systemd-private-abc-foo", "go-build123", ""}
-	for _, n := range names {
-		want := false
-		for _, p := range tmpSocketDirs {
-			if ok, _ := filepath.Match(p, n); ok {
-				want = true
-			}
+// walkSockets lists the sockets below root, as the init's walk
+// (jailinit's findSockets) finds them when the table cannot place one.
+func walkSockets(t *testing.T, root string) []string {
+	t.Helper()
+	var socks []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type()&fs.ModeSocket != 0 {
+			socks = append(socks, p)
 		}
-		if got := newNamePatterns(tmpSocketDirs).match(n); got != want {
-			t.Errorf("%q: %v, want %v", n, got, want)
-		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return socks
 }

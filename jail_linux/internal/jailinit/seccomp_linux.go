@@ -1,8 +1,8 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
-//go:generate go run ./internal/seccompgen -o seccomp_filters_linux.go
+//go:generate go run ../seccompgen -o seccomp_filters_linux.go
 
 import (
 	"fmt"
@@ -29,9 +29,9 @@ func programsFor(arch string) ([][]byte, bool) {
 	return nil, false
 }
 
-// seccompProgram returns the embedded filter for this GOARCH and variant
+// SeccompProgram returns the embedded filter for this GOARCH and variant
 // as sock_filter instructions.
-func seccompProgram(v seccomprules.Variant) ([]unix.SockFilter, error) {
+func SeccompProgram(v seccomprules.Variant) ([]unix.SockFilter, error) {
 	progs, ok := programsFor(runtime.GOARCH)
 	if !ok || int(v) >= len(progs) {
 		return nil, fmt.Errorf("%w: no seccomp filter for %s", ErrLayer, runtime.GOARCH)
@@ -58,7 +58,7 @@ func seccompProgram(v seccomprules.Variant) ([]unix.SockFilter, error) {
 // the init runs it on the locked thread that then forks the command.
 // no_new_privs must already be set.
 func loadSeccomp(v seccomprules.Variant) error {
-	prog, err := seccompProgram(v)
+	prog, err := SeccompProgram(v)
 	if err != nil {
 		return err
 	}

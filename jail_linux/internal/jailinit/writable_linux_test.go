@@ -1,6 +1,6 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"errors"
@@ -42,7 +42,7 @@ func TestCheckWritable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := checkWritableIn(tc.writable, tc.scratch)
 			if got := errors.Is(err, ErrSpec); got != tc.planted {
-				t.Errorf("checkWritable(%v) = %v, want refused=%v", tc.writable, err, tc.planted)
+				t.Errorf("CheckWritable(%v) = %v, want refused=%v", tc.writable, err, tc.planted)
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"errors"

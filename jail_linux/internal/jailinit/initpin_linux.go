@@ -1,10 +1,10 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"fmt"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 
@@ -33,12 +33,12 @@ import (
 // The writable trees themselves need no pinning: their parents are not
 // writable.
 type pinner struct {
-	cfg    *initConfig
+	cfg    *Config
 	bound  map[string]bool // directories bound over themselves
 	linked []string        // symbolic links among the pinned names
 }
 
-func pinReadOnly(cfg *initConfig) error {
+func pinReadOnly(cfg *Config) error {
 	p := pinner{cfg: cfg, bound: map[string]bool{}}
 	for _, ro := range cfg.ReadOnly {
 		if err := p.pin(ro); err != nil {
@@ -50,7 +50,7 @@ func pinReadOnly(cfg *initConfig) error {
 }
 
 func (p *pinner) pin(ro string) error {
-	tree := treeOf(ro, p.cfg.Writable)
+	tree := TreeOf(ro, p.cfg.Writable)
 	if tree == "" {
 		return nil // not writable anyway
 	}
@@ -60,7 +60,7 @@ func (p *pinner) pin(ro string) error {
 	cur := tree
 	parts := strings.Split(ro[len(tree)+1:], "/")
 	for i, name := range parts {
-		next := filepath.Join(cur, name)
+		next := path.Join(cur, name)
 		last := i == len(parts)-1
 		var st unix.Stat_t
 		if err := unix.Lstat(next, &st); err != nil {
@@ -96,18 +96,18 @@ func (p *pinner) bindSelf(dir string) error {
 // leaves the link itself to Landlock (see pinner).
 func (p *pinner) pinLink(link string) error {
 	p.linked = append(p.linked, link)
-	real, err := filepath.EvalSymlinks(link)
-	if err != nil || !inAny(real, p.cfg.Writable) {
+	real, err := evalSymlinks(link)
+	if err != nil || !InAny(real, p.cfg.Writable) {
 		return nil // dangling, or pointing where the jail cannot write
 	}
 	return bindReadOnly(real, true)
 }
 
-// treeOf is the innermost writable tree holding p, or "".
-func treeOf(p string, trees []string) string {
+// TreeOf is the innermost writable tree holding p, or "".
+func TreeOf(p string, trees []string) string {
 	best := ""
 	for _, t := range trees {
-		if (p == t || within(p, t)) && len(t) > len(best) {
+		if (p == t || Within(p, t)) && len(t) > len(best) {
 			best = t
 		}
 	}

@@ -1,11 +1,11 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"errors"
 	"fmt"
-	"net/netip"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,7 +17,7 @@ import (
 // jail's connections on them directly: the sockets stay in the jail's
 // namespace, and the supervisor dials the host's side only for a
 // connection its decider allows.
-func setupNet(ctl initCtl, cfg *initConfig) error {
+func setupNet(ctl Ctl, cfg *Config) error {
 	if err := loopbackUp(); err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func setupNet(ctl initCtl, cfg *initConfig) error {
 		return err
 	}
 	defer unix.Close(fd)
-	if err := ctl.send(msgListener, nil, fd); err != nil {
+	if err := ctl.Send(MsgListener, nil, fd); err != nil {
 		return fmt.Errorf("pass proxy listener: %w", err)
 	}
 	return nil
@@ -39,7 +39,7 @@ func setupNet(ctl initCtl, cfg *initConfig) error {
 
 // passForward listens on 127.0.0.1:port and, when the namespace has IPv6,
 // on [::1]:port, and passes both sockets.
-func passForward(ctl initCtl, port int) error {
+func passForward(ctl Ctl, port int) error {
 	for i, sa := range []unix.Sockaddr{port4(port), port6(port)} {
 		fd, err := listenLoopback(sa)
 		if i == 1 && (errors.Is(err, unix.EADDRNOTAVAIL) || errors.Is(err, unix.EAFNOSUPPORT)) {
@@ -48,7 +48,7 @@ func passForward(ctl initCtl, port int) error {
 		if err != nil {
 			return err
 		}
-		err = ctl.send(msgForward, nil, fd)
+		err = ctl.Send(MsgForward, nil, fd)
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("pass forwarded port %d: %w", port, err)
@@ -119,9 +119,20 @@ func listenLoopback(sa unix.Sockaddr) (fd int, err error) {
 func sockaddrString(sa unix.Sockaddr) string {
 	switch a := sa.(type) {
 	case *unix.SockaddrInet4:
-		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)).String()
+		return fmt.Sprintf("%d.%d.%d.%d:%d", a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3], a.Port)
 	case *unix.SockaddrInet6:
-		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr), uint16(a.Port)).String()
+		if a.Addr == [16]byte{15: 1} {
+			return fmt.Sprintf("[::1]:%d", a.Port)
+		}
+		// no net/netip here: it would initialise late (see init)
+		var b strings.Builder
+		for i := 0; i < 16; i += 2 {
+			if i > 0 {
+				b.WriteByte(':')
+			}
+			fmt.Fprintf(&b, "%x", uint16(a.Addr[i])<<8|uint16(a.Addr[i+1]))
+		}
+		return fmt.Sprintf("[%s]:%d", b.String(), a.Port)
 	}
 	return "?"
 }

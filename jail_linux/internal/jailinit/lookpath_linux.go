@@ -1,13 +1,13 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -22,19 +22,19 @@ var errNotFound = errors.New("command not found on the jail's PATH")
 func lookPath(name string, env []string, dir string) (string, error) {
 	if strings.Contains(name, "/") {
 		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+		if !path.IsAbs(p) {
+			p = path.Join(dir, p)
 		}
 		return p, executable(p)
 	}
-	for _, d := range filepath.SplitList(envValue(env, "PATH")) {
+	for _, d := range splitList(envValue(env, "PATH")) {
 		if d == "" {
 			d = "."
 		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
+		if !path.IsAbs(d) {
+			d = path.Join(dir, d)
 		}
-		p := filepath.Join(d, name)
+		p := path.Join(d, name)
 		if executable(p) == nil {
 			return p, nil
 		}

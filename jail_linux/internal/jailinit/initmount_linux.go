@@ -1,12 +1,12 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -20,7 +20,7 @@ import (
 // pinned read-only paths (recursive binds, so they keep the holes), then
 // tmpfs over the hidden trees and the socket dirs, then a /proc of the
 // jail's own pid namespace.
-func setupMounts(cfg *initConfig) error {
+func setupMounts(cfg *Config) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("mount propagation: %w", err)
 	}
@@ -56,11 +56,11 @@ func setupMounts(cfg *initConfig) error {
 // mountHoles makes each holes' parent a writable mount of its own (so a
 // rename between two holes stays on one mount) and binds its other
 // entries read-only over themselves.
-func mountHoles(cfg *initConfig) error {
+func mountHoles(cfg *Config) error {
 	parents := map[string][]string{}
 	for _, h := range cfg.Holes {
 		if isDir(h) {
-			parents[filepath.Dir(h)] = append(parents[filepath.Dir(h)], h)
+			parents[path.Dir(h)] = append(parents[path.Dir(h)], h)
 		}
 	}
 	for parent, holes := range parents {
@@ -72,7 +72,7 @@ func mountHoles(cfg *initConfig) error {
 			return fmt.Errorf("read %s: %w", parent, err)
 		}
 		for _, e := range entries {
-			p := filepath.Join(parent, e.Name())
+			p := path.Join(parent, e.Name())
 			if slices.Contains(holes, p) || e.Type()&os.ModeSymlink != 0 {
 				continue
 			}
@@ -84,9 +84,10 @@ func mountHoles(cfg *initConfig) error {
 	return nil
 }
 
-func inAny(p string, trees []string) bool {
+// InAny reports whether p is one of trees or lies below one.
+func InAny(p string, trees []string) bool {
 	for _, t := range trees {
-		if p == t || within(p, t) {
+		if p == t || Within(p, t) {
 			return true
 		}
 	}

@@ -1,15 +1,15 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 )
 
-// checkWritable refuses a writable tree reached through a symbolic link
+// CheckWritable refuses a writable tree reached through a symbolic link
 // that a jail could have planted: a link whose own directory lies in a
 // writable tree of this spec or in a shared scratch dir. A $TMPDIR in the
 // project that one run replaced with a link to ~/.ssh would otherwise make
@@ -18,12 +18,12 @@ import (
 // lie in directories no jail can write and are followed. The supervisor
 // checks before it creates anything for the jail, and the init again
 // just before it mounts and grants.
-func checkWritable(writable []string) error { return checkWritableIn(writable, tmpRoots) }
+func CheckWritable(writable []string) error { return checkWritableIn(writable, tmpRoots) }
 
 func checkWritableIn(writable, scratch []string) error {
 	trees := append(append([]string{}, writable...), scratch...)
 	for _, w := range writable {
-		if r, err := filepath.EvalSymlinks(w); err == nil && r != w {
+		if r, err := evalSymlinks(w); err == nil && r != w {
 			trees = append(trees, r)
 		}
 	}
@@ -43,7 +43,7 @@ func plantedLink(p string, trees []string) string {
 		if name == "" {
 			continue
 		}
-		next := filepath.Join(cur, name)
+		next := path.Join(cur, name)
 		fi, err := os.Lstat(next)
 		if err != nil {
 			return "" // missing: nothing is granted there
@@ -52,10 +52,10 @@ func plantedLink(p string, trees []string) string {
 			cur = next
 			continue
 		}
-		if inAny(cur, trees) {
+		if InAny(cur, trees) {
 			return next
 		}
-		if cur, err = filepath.EvalSymlinks(next); err != nil {
+		if cur, err = evalSymlinks(next); err != nil {
 			return ""
 		}
 	}

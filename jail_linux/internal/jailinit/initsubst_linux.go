@@ -1,12 +1,11 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"fmt"
 	"strconv"
 
-	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,7 +14,7 @@ import (
 // hidden later. Both ends are opened without following links and must be
 // regular files, so a link planted at Path cannot redirect the bind; the
 // bind goes through the opened descriptors.
-func substitute(subs []jailspec.Substitute) error {
+func substitute(subs []Substitute) error {
 	for _, s := range subs {
 		if err := substituteOne(s); err != nil {
 			return fmt.Errorf("substitute %s: %w", s.Path, err)
@@ -24,7 +23,7 @@ func substitute(subs []jailspec.Substitute) error {
 	return nil
 }
 
-func substituteOne(s jailspec.Substitute) (err error) {
+func substituteOne(s Substitute) (err error) {
 	src, err := openRegular(s.Source)
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"errors"
@@ -12,14 +12,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// cloexecInherited marks every descriptor above stderr close-on-exec in
+// CloexecInherited marks every descriptor above stderr close-on-exec in
 // the supervisor, once, before its first jail: `sandbox run` inherits
 // whatever the shell or IDE that started it left open (a file on the
 // per-user key, a D-Bus socket), and fork+exec hands every descriptor
 // without the flag to the child. Go opens its own descriptors with the
 // flag already, and os/exec clears it again on the ones a child is given
 // on purpose, so setting it on all of them loses nothing.
-func cloexecInherited() error {
+func CloexecInherited() error {
 	err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
 	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
 		return err
@@ -35,7 +35,7 @@ func cloexecInherited() error {
 // a jailed process would look.
 func closeInherited() error {
 	return eachFD(func(fd int) {
-		if fd <= initCtlFD {
+		if fd <= ctlFD {
 			return
 		}
 		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {

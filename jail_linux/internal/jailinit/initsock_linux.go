@@ -1,11 +1,11 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 )
@@ -53,28 +53,28 @@ const (
 // inside the writable trees are the jail's own and stay, but for those in
 // a shared /tmp or /var/tmp: they are the host's, hidden all as found at
 // the start (hideTmpSockets).
-func hideSockets(cfg *initConfig, hd *hider) error {
+func hideSockets(cfg *Config, hd *hider) error {
 	dirs := append([]string{}, socketDirs...)
-	if home := envValue(cfg.Env, "HOME"); filepath.IsAbs(home) {
+	if home := envValue(cfg.Env, "HOME"); path.IsAbs(home) {
 		for _, d := range homeSocketDirs {
-			dirs = append(dirs, filepath.Join(home, d))
+			dirs = append(dirs, path.Join(home, d))
 		}
 	}
 	for _, d := range dirs {
-		if !inAny(d, cfg.Writable) {
+		if !InAny(d, cfg.Writable) {
 			if err := hd.hide(d); err != nil {
 				return err
 			}
 		}
 	}
 	for _, s := range findSockets("/run", socketScanDepth, socketScanEntries) {
-		if !inAny(s, cfg.Writable) {
+		if !InAny(s, cfg.Writable) {
 			if err := hd.hide(s); err != nil {
 				return err
 			}
 		}
 	}
-	for _, root := range cfg.sharedTmp() {
+	for _, root := range cfg.SharedTmpRoots() {
 		if err := hideTmpSockets(root, cfg, hd); err != nil {
 			return err
 		}
@@ -86,13 +86,13 @@ func hideSockets(cfg *initConfig, hd *hider) error {
 // well-known socket dirs whole and every socket the supervisor found in
 // the kernel's table (and, when the table could not place them all,
 // every socket a walk finds).
-func hideTmpSockets(root string, cfg *initConfig, hd *hider) error {
+func hideTmpSockets(root string, cfg *Config, hd *hider) error {
 	dirs := newNamePatterns(tmpSocketDirs)
 	for _, e := range readDirN(root, -1) {
 		if !e.IsDir() || !dirs.match(e.Name()) {
 			continue
 		}
-		if d := filepath.Join(root, e.Name()); !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
+		if d := path.Join(root, e.Name()); !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
 			if err := hd.hide(d); err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func hideTmpSockets(root string, cfg *initConfig, hd *hider) error {
 		socks = append(socks, findSockets(root, tmpScanDepth, tmpScanEntries)...)
 	}
 	for _, s := range socks {
-		if within(s, root) {
+		if Within(s, root) {
 			if err := hd.hide(s); err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ func (np namePatterns) match(name string) bool {
 		if !strings.HasPrefix(name, np.lits[i]) {
 			continue
 		}
-		if ok, _ := filepath.Match(p, name); ok {
+		if ok, _ := path.Match(p, name); ok {
 			return true
 		}
 	}
@@ -157,7 +157,7 @@ func findSockets(root string, depth, entries int) []string {
 		list := readDirN(d.path, entries)
 		entries -= len(list)
 		for _, e := range list {
-			p := filepath.Join(d.path, e.Name())
+			p := path.Join(d.path, e.Name())
 			switch {
 			case e.Type()&fs.ModeSocket != 0:
 				out = append(out, p)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"runtime"
@@ -85,7 +85,7 @@ func TestSeccompFilter(t *testing.T) {
 		{"socket alg", unix.SYS_SOCKET, []uint64{unix.AF_ALG, unix.SOCK_SEQPACKET}, retEPERM, 0},
 	}
 	for vi, v := range seccomprules.Variants {
-		prog, err := seccompProgram(v)
+		prog, err := SeccompProgram(v)
 		if err != nil {
 			t.Fatal(err)
 		}

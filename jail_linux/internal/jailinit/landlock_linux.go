@@ -1,11 +1,11 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -46,7 +46,7 @@ func abiFS(abi int) uint64 {
 }
 
 // landlockConfig is the ruleset for cfg on a kernel with ABI abi.
-func landlockConfig(cfg *initConfig, abi int) landlock.Config {
+func landlockConfig(cfg *Config, abi int) landlock.Config {
 	c := landlock.Config{HandledAccessFS: landlock.AccessFSSet(abiFS(abi))}
 	if !cfg.NetNS && !cfg.NetOpen && abi >= 4 {
 		// connect only: binding a listener reaches nothing outside
@@ -68,7 +68,7 @@ func landlockConfig(cfg *initConfig, abi int) landlock.Config {
 // without a mount namespace, the read-only paths and the hidden trees
 // (with one, read-only binds and tmpfs do that). TCP
 // listeners may bind any port, but connect reaches only the proxy.
-func landlockRules(cfg *initConfig, handled uint64) []landlock.Rule {
+func landlockRules(cfg *Config, handled uint64) []landlock.Rule {
 	noRead := []string{"/dev"}
 	noWrite := slices.Clone(cfg.pinnedLinks) // a link cannot be a mount point (see pinner)
 	if !cfg.MountNS {
@@ -85,7 +85,7 @@ func landlockRules(cfg *initConfig, handled uint64) []landlock.Rule {
 		// the link's directory: entries may be created and written, none
 		// removed, renamed or replaced (the read-only binds, not Landlock,
 		// keep what lies below it; pinnedLinks is set with them alone)
-		g.add(filepath.Dir(l), rRead|rWrite&^(ll.AccessFSRemoveFile|ll.AccessFSRemoveDir))
+		g.add(path.Dir(l), rRead|rWrite&^(ll.AccessFSRemoveFile|ll.AccessFSRemoveDir))
 	}
 	if !cfg.MountNS {
 		for _, h := range cfg.Holes {
@@ -128,7 +128,7 @@ func (g *grants) devices() {
 }
 
 // rules turns the grants into go-landlock rules within the handled set.
-func (g grants) rules(handled uint64, cfg *initConfig) []landlock.Rule {
+func (g grants) rules(handled uint64, cfg *Config) []landlock.Rule {
 	var out []landlock.Rule
 	for _, gr := range g {
 		if a := gr.access & handled; a != 0 {
@@ -145,7 +145,7 @@ func (g grants) rules(handled uint64, cfg *initConfig) []landlock.Rule {
 
 // applyLandlock enforces the ruleset on the calling (locked) thread;
 // no_new_privs must be set.
-func applyLandlock(cfg *initConfig, abi int) error {
+func applyLandlock(cfg *Config, abi int) error {
 	if abi < 1 {
 		return fmt.Errorf("%w: Landlock is not available", ErrLayer)
 	}

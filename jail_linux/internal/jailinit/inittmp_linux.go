@@ -1,11 +1,11 @@
 //go:build linux
 
-package jail_linux
+package jailinit
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -24,15 +24,15 @@ var tmpRoots = []string{"/tmp", "/var/tmp", "/dev/shm"}
 // hands files over through it.
 var sharedRoots = []string{"/tmp", "/var/tmp"}
 
-// sharedTmp lists the real paths of the scratch trees this jail shares
+// SharedTmpRoots lists the real paths of the scratch trees this jail shares
 // with the host: none unless cfg.SharedTmp.
-func (c *initConfig) sharedTmp() []string {
+func (c *Config) SharedTmpRoots() []string {
 	if !c.SharedTmp {
 		return nil
 	}
 	var out []string
 	for _, r := range sharedRoots {
-		if real, err := filepath.EvalSymlinks(r); err == nil && isDir(real) && !slices.Contains(out, real) {
+		if real, err := evalSymlinks(r); err == nil && isDir(real) && !slices.Contains(out, real) {
 			out = append(out, real)
 		}
 	}
@@ -49,13 +49,13 @@ const tmpOptions = "mode=1777,size=50%"
 // path: the writable trees inside it (a project under /tmp), read-only
 // the command's directory and the jail's own binary (the shims link to
 // it). $TMPDIR, when it lies inside, is created empty in the new tmpfs.
-func privateTmp(cfg *initConfig) error {
+func privateTmp(cfg *Config) error {
 	seen := map[string]bool{}
-	for _, r := range cfg.sharedTmp() {
+	for _, r := range cfg.SharedTmpRoots() {
 		seen[r] = true // the host's own, its sockets hidden (hideSockets)
 	}
 	for _, r := range tmpRoots {
-		real, err := filepath.EvalSymlinks(r) // /var/tmp -> /tmp: links of the system, not the jail's
+		real, err := evalSymlinks(r) // /var/tmp -> /tmp: links of the system, not the jail's
 		if err != nil || seen[real] || !isDir(real) {
 			continue
 		}
@@ -74,8 +74,8 @@ type carried struct {
 	dir  bool
 }
 
-func privatize(root string, cfg *initConfig) (err error) {
-	if inAny(root, cfg.Writable) && anyWithin(cfg.Holes, root) && !anyWithin(cfg.Writable, root) {
+func privatize(root string, cfg *Config) (err error) {
+	if InAny(root, cfg.Writable) && anyWithin(cfg.Holes, root) && !anyWithin(cfg.Writable, root) {
 		return nil // the project itself is the scratch dir: nothing to make private
 	}
 	keep, err := carry(root, cfg)
@@ -95,8 +95,8 @@ func privatize(root string, cfg *initConfig) (err error) {
 			return err
 		}
 	}
-	if d := envValue(cfg.Env, "TMPDIR"); d != "" && within(filepath.Clean(d), root) {
-		if err := os.MkdirAll(filepath.Clean(d), 0o700); err != nil {
+	if d := envValue(cfg.Env, "TMPDIR"); d != "" && Within(path.Clean(d), root) {
+		if err := os.MkdirAll(path.Clean(d), 0o700); err != nil {
 			return fmt.Errorf("TMPDIR: %w", err)
 		}
 	}
@@ -109,11 +109,11 @@ func privatize(root string, cfg *initConfig) (err error) {
 // command's own program (an agent unpacked under /tmp, found as the
 // init will find it, and its link's target) and the protected paths (the
 // agent's binary directories: pinning needs them there).
-func carry(root string, cfg *initConfig) ([]carried, error) {
-	tmpdir := filepath.Clean(envValue(cfg.Env, "TMPDIR"))
+func carry(root string, cfg *Config) ([]carried, error) {
+	tmpdir := path.Clean(envValue(cfg.Env, "TMPDIR"))
 	var rw, ro []string
 	for _, w := range cfg.Writable {
-		if within(w, root) && w != tmpdir {
+		if Within(w, root) && w != tmpdir {
 			rw = append(rw, w)
 		}
 	}
@@ -123,8 +123,8 @@ func carry(root string, cfg *initConfig) ([]carried, error) {
 	}
 	if len(cfg.Argv) > 0 {
 		if prog, err := lookPath(cfg.Argv[0], cfg.Env, cfg.Dir); err == nil {
-			ro = append(ro, filepath.Clean(prog))
-			if real, err := filepath.EvalSymlinks(prog); err == nil {
+			ro = append(ro, path.Clean(prog))
+			if real, err := evalSymlinks(prog); err == nil {
 				ro = append(ro, real)
 			}
 		}
@@ -139,7 +139,7 @@ func carry(root string, cfg *initConfig) ([]carried, error) {
 		ro    bool
 	}{{rw, false}, {ro, true}} {
 		for _, p := range set.paths {
-			if !within(p, root) || coveredBy(p, out) {
+			if !Within(p, root) || coveredBy(p, out) {
 				continue
 			}
 			c, ok, err := clone(p, set.ro)
@@ -156,7 +156,7 @@ func carry(root string, cfg *initConfig) ([]carried, error) {
 
 func coveredBy(p string, cs []carried) bool {
 	for _, c := range cs {
-		if p == c.path || within(p, c.path) {
+		if p == c.path || Within(p, c.path) {
 			return true
 		}
 	}
@@ -188,7 +188,7 @@ func clone(p string, ro bool) (c carried, ok bool, err error) {
 // place makes a mount point at c.path in the new tmpfs and moves the
 // copy there.
 func (c carried) place() error {
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+	if err := os.MkdirAll(path.Dir(c.path), 0o755); err != nil {
 		return err
 	}
 	if c.dir {
@@ -206,7 +206,7 @@ func (c carried) place() error {
 
 func anyWithin(paths []string, dir string) bool {
 	for _, p := range paths {
-		if within(p, dir) {
+		if Within(p, dir) {
 			return true
 		}
 	}

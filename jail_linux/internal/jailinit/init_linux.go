@@ -1,0 +1,206 @@
+//go:build linux
+
+package jailinit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/initsig"
+	"github.com/sandbox-dev/sandbox/jail_linux/internal/seccomprules"
+	"golang.org/x/sys/unix"
+)
+
+// Env marks a process started by the supervisor as the jail's init; the
+// init's control socket is fd ctlFD.
+const (
+	Env   = initsig.Env
+	ctlFD = 3
+)
+
+// Exit codes of the init when the command never ran (as env(1) and
+// shells use them).
+const (
+	ExitSetup    = 125
+	exitNoExec   = 126
+	exitNotFound = 127
+)
+
+// The init runs here, during package initialisation, and exits: this
+// package's imports are few and initialise early, so an init process
+// skips the initialisation of the packages it never uses (about half of
+// the binary's, the costly ones among them).
+func init() {
+	if os.Getenv(Env) == "1" {
+		os.Exit(Main())
+	}
+}
+
+// Main is the jail's init; it returns its exit code. The supervisor
+// starts it with GOGC=off: a short set-up, then a small idle reaper, no
+// collection needed (and runtime/debug would initialise late).
+// It applies the restrictions to its own (locked) thread, forks the
+// command from that thread, and stays as the jail's pid 1: it forwards
+// signals, reaps orphans, and exits with the command's status, taking
+// every other jailed process with it.
+func Main() int {
+	runtime.LockOSThread()  // never unlocked: the command is forked from this restricted thread
+	unix.CloseOnExec(ctlFD) // the command must never hold the control socket
+	ctl := Ctl{FD: ctlFD}
+	if err := errors.Join(undumpable(), closeInherited()); err != nil {
+		if ctl.sendJSON(MsgError, ErrorMsg{Code: ExitSetup, Msg: CapMsg(err.Error())}) != nil {
+			fmt.Fprintln(os.Stderr, "sandbox: jail init:", err)
+		}
+		return ExitSetup
+	}
+	// the forwarded signals' registration began at package initialisation
+	// (initsig); it is done before the restrictions and the command
+	// (setupAndStart waits for it)
+	sigs, caught := initsig.Started()
+	pid, code, err := setupAndStart(ctl, caught)
+	if err != nil {
+		if ctl.sendJSON(MsgError, ErrorMsg{Code: code, Msg: CapMsg(err.Error())}) != nil {
+			fmt.Fprintln(os.Stderr, "sandbox: jail init:", err)
+		}
+		return code
+	}
+	_ = ctl.sendJSON(MsgReady, ReadyMsg{Pid: pid})
+	go forward(sigs, pid)
+	st := reap(pid)
+	_ = ctl.Send(MsgExit, st.Encode(), -1)
+	return st.Code
+}
+
+func setupAndStart(ctl Ctl, caught <-chan struct{}) (pid, code int, err error) {
+	raw, err := ctl.expect(MsgConfig)
+	if err != nil {
+		return 0, ExitSetup, err
+	}
+	cfg := &Config{}
+	if err := json.Unmarshal(raw, cfg); err != nil {
+		return 0, ExitSetup, fmt.Errorf("bug: config: %w", err)
+	}
+	if err := CheckWritable(cfg.Writable); err != nil {
+		return 0, ExitSetup, err
+	}
+	if err := setupNamespaces(ctl, cfg); err != nil {
+		return 0, ExitSetup, err
+	}
+	path, err := lookPath(cfg.Argv[0], cfg.Env, cfg.Dir)
+	if err != nil {
+		return 0, lookPathCode(err), err
+	}
+	<-caught
+	if err := restrictThread(cfg); err != nil {
+		return 0, ExitSetup, err
+	}
+	// the command gets 0, 1, 2 and nothing else (no control socket, no
+	// descriptor the init's runtime opened that Landlock could not check)
+	if err := CloexecInherited(); err != nil {
+		return 0, ExitSetup, err
+	}
+	return startCommand(path, cfg)
+}
+
+func setupNamespaces(ctl Ctl, cfg *Config) error {
+	if cfg.MountNS {
+		if err := setupMounts(cfg); err != nil {
+			return err
+		}
+	}
+	if cfg.NetNS {
+		return setupNet(ctl, cfg)
+	}
+	return nil
+}
+
+// restrictThread applies, in order, no_new_privs, the capability drop,
+// Landlock and last the seccomp filter, all to the calling thread.
+func restrictThread(cfg *Config) error {
+	if !cfg.anyRestriction() {
+		return nil
+	}
+	if err := setNoNewPrivs(); err != nil {
+		return err
+	}
+	if cfg.NoNewPrivs || cfg.UserNS {
+		if err := dropCaps(); err != nil {
+			return err
+		}
+	}
+	if cfg.Landlock {
+		abi, err := ll.LandlockGetABIVersion()
+		if err != nil {
+			return fmt.Errorf("%w: Landlock: %v", ErrLayer, err)
+		}
+		if err := applyLandlock(cfg, abi); err != nil {
+			return err
+		}
+	}
+	if cfg.Seccomp {
+		v := seccomprules.WithoutNetNS
+		if cfg.NetNS || cfg.NetOpen { // an open network needs UDP (DNS)
+			v = seccomprules.WithNetNS
+		}
+		return loadSeccomp(v)
+	}
+	return nil
+}
+
+// startCommand forks the command from the restricted thread, in a process
+// group of its own (the init forwards signals to the group).
+func startCommand(path string, cfg *Config) (int, int, error) {
+	pid, err := syscall.ForkExec(path, cfg.Argv, &syscall.ProcAttr{
+		Dir:   cfg.Dir,
+		Env:   cfg.Env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		code := exitNoExec
+		if errors.Is(err, unix.ENOENT) {
+			code = exitNotFound
+		}
+		return 0, code, fmt.Errorf("%s: %w", cfg.Argv[0], err)
+	}
+	return pid, 0, nil
+}
+
+func lookPathCode(err error) int {
+	if errors.Is(err, errNotFound) || errors.Is(err, os.ErrNotExist) {
+		return exitNotFound
+	}
+	return exitNoExec
+}
+
+func forward(sigs <-chan os.Signal, pid int) {
+	for s := range sigs {
+		_ = unix.Kill(-pid, s.(unix.Signal))
+	}
+}
+
+// reap waits for every child (orphans included) until the command ends.
+func reap(pid int) ExitMsg {
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return ExitMsg{Code: ExitSetup} // ECHILD: cannot happen while the command lives
+		}
+		if got != pid {
+			continue
+		}
+		if ws.Signaled() {
+			return ExitMsg{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+		}
+		return ExitMsg{Code: ws.ExitStatus()}
+	}
+}
