@@ -44,7 +44,7 @@ func TestOtherAgentsHooks(t *testing.T) {
 		{"cursor allows", "cursor", cursorEv("ls"), 0, `{"permission":"allow"}`, ""},
 		{"cursor: approved output to the model", "cursor", cursorEv(escalating), 0, `"agent_message":"sandbox: APPROVED and EXECUTED`, ""},
 		{"cursor: the policy denies", "cursor", cursorEv("rm -rf .sandbox"), 0, `"permission":"deny"`, ""},
-		{"gemini allows, jailed", "gemini", geminiEv("ls"), 0, `{"decision":"allow","hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"'` + sandboxBin + `' run --quiet`, ""},
+		{"gemini allows", "gemini", geminiEv("ls"), 0, `{"decision":"allow"`, ""}, // jailed where the jail works: gemini_linux_test.go
 		{"gemini: the human denies", "gemini", geminiEv("chown --reference=data.txt data.txt # refuse-me"), 0, `"reason":"sandbox: DENIED by`, ""},
 		{"windsurf allows", "windsurf", windsurfEv("ls"), 0, "", ""},
 		{"windsurf: approved output on stderr", "windsurf", windsurfEv("chown --reference=data.txt data.txt && echo WS-MARKER"), 2, "", "WS-MARKER"},

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,5 +140,44 @@ func TestGeminiEscalationOutputReachesTheModel(t *testing.T) {
 	}
 	if req := onlyOne(t, a); req.Kind != queue.KindShell || req.Source != queue.SourceGeminiHook {
 		t.Errorf("request %+v", req)
+	}
+}
+
+// Without the client: `sandbox hook gemini` answers an allowed
+// run_shell_command with its own arguments and the command jailed, and
+// that command, run by bash in the call's directory as Gemini CLI runs
+// it, prints what the original prints, whatever quotes it holds.
+func TestGeminiHookRewriteRunsTheSameCommand(t *testing.T) {
+	testenv.RequireRoot(t)
+	e := newEnv(t)
+	dir := e.project("gemini", map[string]string{"sub/keep": ""})
+	original := `pwd; echo "it's" '$(id -u)' "a\\b" $'tab\there'; printf '%s\n' "'\''"`
+	out, errOut, code := e.hook(t, map[string]any{"session_id": "s1", "cwd": dir, "hook_event_name": "BeforeTool",
+		"tool_name": "run_shell_command", "tool_input": map[string]any{"command": original, "description": "quoting", "dir_path": "sub"}}, "gemini")
+	var ans struct {
+		Decision           string
+		HookSpecificOutput struct {
+			ToolInput map[string]any `json:"tool_input"`
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &ans) != nil {
+		t.Fatalf("hook: exit %d\n%s\n%s", code, out, errOut)
+	}
+	upd := ans.HookSpecificOutput.ToolInput
+	jailed, _ := upd["command"].(string)
+	if ans.Decision != "allow" || !strings.HasPrefix(jailed, display.SingleQuote(sandboxBin)+" run --quiet ") {
+		t.Fatalf("not jailed: %s", out)
+	}
+	if upd["description"] != "quoting" || upd["dir_path"] != "sub" {
+		t.Errorf("the other arguments were not kept: %v", upd)
+	}
+	plain := exec.Command("bash", "-c", original)
+	plain.Dir = filepath.Join(dir, "sub")
+	want, _ := plain.CombinedOutput()
+	run := exec.Command("bash", "-c", jailed)
+	run.Dir, run.Env = filepath.Join(dir, "sub"), e.vars()
+	got, err := run.CombinedOutput()
+	if err != nil || string(got) != string(want) {
+		t.Errorf("jailed: %v\n%q\nwant %q", err, got, want)
 	}
 }
