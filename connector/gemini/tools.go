@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/hook"
@@ -130,10 +131,10 @@ func mapRead(name string, in *toolInput, call *hook.Call) {
 }
 
 // urlPattern finds the URLs a web_fetch prompt asks for.
-var urlPattern = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`)
+var urlPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]]+`) })
 
 func mapFetch(in *toolInput, call *hook.Call) ([]string, error) {
-	urls := urlPattern.FindAllString(in.Prompt, 20)
+	urls := urlPattern().FindAllString(in.Prompt, 20)
 	if len(urls) == 0 {
 		call.Action = hook.Unknown // nothing to classify: refused
 		return nil, nil
