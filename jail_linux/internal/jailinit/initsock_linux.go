@@ -3,11 +3,16 @@
 package jailinit
 
 import (
+	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // socketDirs are hidden whole, besides the private scratch trees: every
@@ -87,12 +92,8 @@ func hideSockets(cfg *Config, hd *hider) error {
 // the kernel's table (and, when the table could not place them all,
 // every socket a walk finds).
 func hideTmpSockets(root string, cfg *Config, hd *hider) error {
-	dirs := newNamePatterns(tmpSocketDirs)
-	for _, e := range readDirN(root, -1) {
-		if !e.IsDir() || !dirs.match(e.Name()) {
-			continue
-		}
-		if d := path.Join(root, e.Name()); !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
+	for _, name := range matchingDirs(root, newNamePatterns(tmpSocketDirs)) {
+		if d := path.Join(root, name); !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
 			if err := hd.hide(d); err != nil {
 				return err
 			}
@@ -138,6 +139,68 @@ func (np namePatterns) match(name string) bool {
 		}
 	}
 	return false
+}
+
+// matchBytes is match on a name as the directory's raw entry holds it;
+// only a name with a pattern's literal prefix becomes a string.
+func (np namePatterns) matchBytes(name []byte) bool {
+	for i, lit := range np.lits {
+		if len(name) >= len(lit) && string(name[:len(lit)]) == lit {
+			if ok, _ := path.Match(np.pats[i], string(name)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// direntName is where a linux_dirent64's name starts (after d_ino,
+// d_off, d_reclen and d_type).
+const direntName = int(unsafe.Offsetof(unix.Dirent{}.Name))
+
+// matchingDirs lists the names of the directories directly in root
+// (links not followed) that match np, from the directory's raw entries:
+// a shared /tmp holds a thousand entries and more, and os.File.ReadDir
+// allocated an entry and a name for each of them at every jailed command
+// (a quarter of the init's own work here) to find a few.
+func matchingDirs(root string, np namePatterns) []string {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	var out []string
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return out
+		}
+		for b := buf[:n]; len(b) > direntName; {
+			d := (*unix.Dirent)(unsafe.Pointer(&b[0]))
+			reclen := int(d.Reclen)
+			if reclen <= direntName || reclen > len(b) {
+				return out // cannot happen: the kernel wrote whole records
+			}
+			name := b[direntName:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if (d.Type == unix.DT_DIR || d.Type == unix.DT_UNKNOWN) && np.matchBytes(name) &&
+				(d.Type == unix.DT_DIR || isDirNoFollow(path.Join(root, string(name)))) {
+				out = append(out, string(name))
+			}
+		}
+	}
+}
+
+func isDirNoFollow(p string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 }
 
 // findSockets lists the sockets below root, breadth first, down to depth
