@@ -6,7 +6,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/sandbox-dev/sandbox/connector/claude"
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/cursor"
 	"github.com/sandbox-dev/sandbox/connector/gemini"
 	"github.com/sandbox-dev/sandbox/connector/hook"
@@ -18,7 +18,7 @@ import (
 // answers one event and returns the exit code; refuse answers, in the
 // agent's own form, an event run could not decide (fail closed).
 type hookAdapter struct {
-	run    func(ctx context.Context, in io.Reader, out, errOut io.Writer, open claude.Opener) (int, error)
+	run    func(ctx context.Context, in io.Reader, out, errOut io.Writer, open adapter.Opener) (int, error)
 	refuse func(out, errOut io.Writer, err error) int
 	// jails: the agent's hook can replace a shell command, so allowed
 	// ones run in the project jail (jailExe).

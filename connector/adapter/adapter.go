@@ -1,8 +1,8 @@
-// Package adapter holds what the hook adapters of Cursor, Gemini CLI and
-// Windsurf share besides the hook core: reading one bounded JSON event,
-// making an agent's paths absolute, opening the core for one event and
-// closing it, and turning a panic into an error so that the adapter fails
-// closed.
+// Package adapter is the contract every agent integration shares besides
+// the hook core: the hook command line init writes, the error for an event
+// that cannot be understood, reading one bounded JSON event, making an
+// agent's paths absolute, opening the core for one event and closing it,
+// and turning a panic into an error so that the hook fails closed.
 package adapter
 
 import (
@@ -13,18 +13,45 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
-	"github.com/sandbox-dev/sandbox/connector/claude"
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/install"
 )
 
 // MaxInput caps one event (a file write carries the whole file).
-const MaxInput = claude.MaxInput
+const MaxInput = 32 << 20
 
-// ErrBadInput is an event that cannot be read, decoded or understood.
+// ErrBadInput is an event that cannot be read, decoded or understood:
+// every agent's hook wraps this one value. Test with errors.Is.
 var ErrBadInput = errors.New("bad hook input")
+
+// Opener opens the hook core of the project that holds cwd; classify is
+// set for the events that decide (a call before it runs), which need the
+// policy.
+type Opener func(ctx context.Context, cwd string, classify bool) (*hook.Core, error)
+
+// Command is the hook command line, for the sandbox binary at exe, that
+// init writes into an agent's configuration. For install.PortableExe it is
+// the binary found on the agent's PATH, guarded so that a machine without
+// it refuses every call with a message saying so (exit 2, the agents'
+// "refuse") instead of letting the call through unchecked, which is what
+// the shell's own "not found" (127) would do.
+func Command(exe, agent string) string {
+	if exe == install.PortableExe && runtime.GOOS != "windows" {
+		return "command -v sandbox >/dev/null 2>&1 || { echo " + display.QuoteArg(missingBinary) +
+			" >&2; exit 2; }; exec sandbox hook " + agent
+	}
+	return display.QuoteArg(exe) + " hook " + agent
+}
+
+// missingBinary is what the agent and its user read on every tool call of
+// a machine where the committed hooks cannot find sandbox.
+const missingBinary = "sandbox: this project checks every tool call with sandbox, " +
+	"which is not installed or not on PATH here, so the call is refused (nothing runs unchecked). " +
+	"Install sandbox, put it on PATH, run `sandbox doctor` in the project, then restart the agent."
 
 // ReadJSON decodes one event from r into v, refusing oversize or
 // malformed input.
@@ -84,7 +111,7 @@ func Dir(dirs ...string) (string, error) {
 
 // WithCore opens the core for cwd, runs f on it and closes it. A panic
 // in f becomes an error.
-func WithCore(ctx context.Context, open claude.Opener, cwd string, classify bool, f func(*hook.Core) error) (err error) {
+func WithCore(ctx context.Context, open Opener, cwd string, classify bool, f func(*hook.Core) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("bug: panic in sandbox hook: %v", r)

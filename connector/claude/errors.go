@@ -2,10 +2,6 @@ package claude
 
 import "errors"
 
-// Sentinel errors. Test with errors.Is.
-var (
-	// ErrBadInput is an event that cannot be read, decoded or understood.
-	ErrBadInput = errors.New("bad hook input")
-	// ErrUnknownEvent is an event this hook is not installed for.
-	ErrUnknownEvent = errors.New("unknown hook event")
-)
+// ErrUnknownEvent is an event this hook is not installed for. Test with
+// errors.Is; an event that cannot be understood is adapter.ErrBadInput.
+var ErrUnknownEvent = errors.New("unknown hook event")

@@ -200,19 +200,6 @@ func TestMalformedIsRefused(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"/usr/bin/sandbox": "/usr/bin/sandbox",
-		"/a b/sandbox":     "'/a b/sandbox'",
-		"/it's/sandbox":    `'/it'\''s/sandbox'`,
-		"/x$(y)/sandbox":   "'/x$(y)/sandbox'",
-	} {
-		if got := ShellQuote(in); got != want {
-			t.Errorf("ShellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func FuzzInstallRoundTrip(f *testing.F) {
 	for _, s := range []string{"{}", `{"a":1}`, "{\n  \"hooks\": {\"Stop\": []}\n}", `{"hooks":{"PreToolUse":[{"hooks":[]}]}}`, "{ \"x\" : [ 1 , 2 ] }"} {
 		f.Add(s)

@@ -11,19 +11,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/hook"
-	"github.com/sandbox-dev/sandbox/connector/install"
 )
-
-// Opener opens the hook core of the project that holds cwd; classify is
-// set for the events that decide (PreToolUse), which need the policy.
-type Opener func(ctx context.Context, cwd string, classify bool) (*hook.Core, error)
 
 // Run answers one hook event read from stdin, writing the answer (if any)
 // to stdout. On any error the caller must exit 2 with the error as one
 // line on stderr: that is the only failure mode these agents treat as a
 // refusal. A panic is turned into an error here.
-func Run(ctx context.Context, p Profile, stdin io.Reader, stdout io.Writer, open Opener) (err error) {
+func Run(ctx context.Context, p Profile, stdin io.Reader, stdout io.Writer, open adapter.Opener) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("bug: panic in sandbox hook %s: %v", p.Name, r)
@@ -58,7 +54,7 @@ func Run(ctx context.Context, p Profile, stdin io.Reader, stdout io.Writer, open
 		return post(ctx, p, core, in, cwd, stdout)
 	}
 	brief := p.Brief
-	brief.MCP = brief.MCP || mcpInstalled(core)
+	brief.MCP = brief.MCP || adapter.MCPInstalled(core, "mcp")
 	return WriteOutput(stdout, &Output{HookSpecificOutput: &Specific{
 		HookEventName: SessionStart, AdditionalContext: core.Brief(brief)}})
 }
@@ -73,14 +69,14 @@ func eventDir(in *Input) (string, error) {
 		return wd, nil
 	}
 	if !filepath.IsAbs(in.Cwd) {
-		return "", fmt.Errorf("hook event cwd %q is not absolute: %w", in.Cwd, ErrBadInput)
+		return "", fmt.Errorf("hook event cwd %q is not absolute: %w", in.Cwd, adapter.ErrBadInput)
 	}
 	return filepath.Clean(in.Cwd), nil
 }
 
 func toCall(p Profile, in *Input, cwd string) (*hook.Call, error) {
 	if in.ToolName == "" {
-		return nil, fmt.Errorf("%s event has no tool_name: %w", in.HookEventName, ErrBadInput)
+		return nil, fmt.Errorf("%s event has no tool_name: %w", in.HookEventName, adapter.ErrBadInput)
 	}
 	call := &hook.Call{Agent: p.Name, Source: p.Source, Session: in.SessionID,
 		ToolUseID: in.ToolUseID, Cwd: cwd, Tool: in.ToolName}
@@ -244,14 +240,4 @@ func responseOutcome(raw json.RawMessage) string {
 		parts = append(parts, fmt.Sprintf("stdout %d bytes, stderr %d bytes", len(*r.Stdout), len(r.Stderr)))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// mcpInstalled reports whether `sandbox init --mcp` wired the MCP server.
-func mcpInstalled(core *hook.Core) bool {
-	m, err := install.LoadManifest(core.Folder)
-	if err != nil {
-		return false
-	}
-	_, ok := m["mcp"]
-	return ok
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/hooktest"
@@ -16,7 +17,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-func opener(p hooktest.Policy, decide func(*queue.Request) *queue.Result) Opener {
+func opener(p hooktest.Policy, decide func(*queue.Request) *queue.Result) adapter.Opener {
 	return func(_ context.Context, cwd string, _ bool) (*hook.Core, error) {
 		q := &hooktest.Queue{Decide: decide}
 		return &hook.Core{Folder: folder.Folder{Root: cwd}, Policy: p,
@@ -83,17 +84,17 @@ func TestRunFailsClosed(t *testing.T) {
 	ok := opener(all(policy.Allow), nil)
 	tests := []struct {
 		name, in string
-		open     Opener
+		open     adapter.Opener
 		is       error
 	}{
-		{"empty stdin", "", ok, ErrBadInput},
-		{"not json", "{nope", ok, ErrBadInput},
-		{"no event name", `{"tool_name":"Bash"}`, ok, ErrBadInput},
+		{"empty stdin", "", ok, adapter.ErrBadInput},
+		{"not json", "{nope", ok, adapter.ErrBadInput},
+		{"no event name", `{"tool_name":"Bash"}`, ok, adapter.ErrBadInput},
 		{"unknown event", `{"hook_event_name":"Stop","cwd":"/proj"}`, ok, ErrUnknownEvent},
-		{"relative cwd", `{"hook_event_name":"PreToolUse","cwd":"proj","tool_name":"Bash","tool_input":{"command":"ls"}}`, ok, ErrBadInput},
-		{"no tool name", `{"hook_event_name":"PreToolUse","cwd":"/proj"}`, ok, ErrBadInput},
-		{"bash without command", event(PreToolUse, "Bash", map[string]any{}), ok, ErrBadInput},
-		{"bad tool input", `{"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"Write","tool_input":"str"}`, ok, ErrBadInput},
+		{"relative cwd", `{"hook_event_name":"PreToolUse","cwd":"proj","tool_name":"Bash","tool_input":{"command":"ls"}}`, ok, adapter.ErrBadInput},
+		{"no tool name", `{"hook_event_name":"PreToolUse","cwd":"/proj"}`, ok, adapter.ErrBadInput},
+		{"bash without command", event(PreToolUse, "Bash", map[string]any{}), ok, adapter.ErrBadInput},
+		{"bad tool input", `{"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"Write","tool_input":"str"}`, ok, adapter.ErrBadInput},
 		{"opener fails", event(PreToolUse, "Bash", map[string]any{"command": "ls"}), failing, nil},
 		{"panic", event(PreToolUse, "Bash", map[string]any{"command": "ls"}), panicky, nil},
 	}

@@ -3,10 +3,9 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/flatjson"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/queue"
@@ -43,13 +42,13 @@ func MapTool(name string, raw json.RawMessage, call *hook.Call) error {
 	var in toolInput
 	if len(raw) > 0 {
 		if err := in.decode(raw); err != nil {
-			return fmt.Errorf("%s tool_input: %v: %w", name, err, ErrBadInput)
+			return fmt.Errorf("%s tool_input: %v: %w", name, err, adapter.ErrBadInput)
 		}
 	}
 	switch name {
 	case "Bash":
 		if in.Command == nil {
-			return fmt.Errorf("%s tool_input has no command: %w", name, ErrBadInput)
+			return fmt.Errorf("%s tool_input has no command: %w", name, adapter.ErrBadInput)
 		}
 		call.Action, call.Script, call.Justification = hook.Shell, *in.Command, in.Description
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
@@ -72,18 +71,18 @@ func mapWrite(name string, in *toolInput, call *hook.Call) error {
 		path = in.NotebookPath
 	}
 	if path == "" {
-		return fmt.Errorf("%s tool_input has no file path: %w", name, ErrBadInput)
+		return fmt.Errorf("%s tool_input has no file path: %w", name, adapter.ErrBadInput)
 	}
-	call.Action, call.Paths = hook.Write, []string{absPath(call.Cwd, path)}
+	call.Action, call.Paths = hook.Write, []string{adapter.Abs(call.Cwd, path)}
 	switch name {
 	case "Write":
 		if in.Content == nil {
-			return fmt.Errorf("%s tool_input has no content: %w", name, ErrBadInput)
+			return fmt.Errorf("%s tool_input has no content: %w", name, adapter.ErrBadInput)
 		}
 		call.Content, call.Executable = in.Content, true
 	case "Edit":
 		if in.OldString == nil || in.NewString == nil {
-			return fmt.Errorf("%s tool_input lacks old_string or new_string: %w", name, ErrBadInput)
+			return fmt.Errorf("%s tool_input lacks old_string or new_string: %w", name, adapter.ErrBadInput)
 		}
 		call.Edits = []queue.Edit{{OldString: *in.OldString, NewString: *in.NewString, ReplaceAll: in.ReplaceAll}}
 		call.Executable = true
@@ -96,10 +95,10 @@ func mapWrite(name string, in *toolInput, call *hook.Call) error {
 func mapRead(name string, in *toolInput, call *hook.Call) {
 	call.Action = hook.Read
 	if p := in.FilePath; p != "" {
-		call.Paths = append(call.Paths, absPath(call.Cwd, p))
+		call.Paths = append(call.Paths, adapter.Abs(call.Cwd, p))
 	}
 	if p := in.Path; p != "" {
-		call.Paths = append(call.Paths, absPath(call.Cwd, p))
+		call.Paths = append(call.Paths, adapter.Abs(call.Cwd, p))
 	}
 	switch {
 	case name == "Glob" && in.Pattern != "":
@@ -107,18 +106,6 @@ func mapRead(name string, in *toolInput, call *hook.Call) {
 	case name == "Grep" && in.Glob != "":
 		call.Patterns = []string{in.Glob}
 	}
-}
-
-// absPath makes p absolute against cwd (or the home directory for ~/)
-// and cleans it.
-func absPath(cwd, p string) string {
-	if home, err := os.UserHomeDir(); err == nil && (p == "~" || strings.HasPrefix(p, "~/")) {
-		p = filepath.Join(home, p[1:])
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	return filepath.Clean(p)
 }
 
 // decode decodes a tool_input: the fast path (connector/flatjson), else

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/flatjson"
 )
 
@@ -14,9 +15,6 @@ const (
 	PostToolUse  = "PostToolUse"
 	SessionStart = "SessionStart"
 )
-
-// MaxInput caps the event read from stdin (a Write carries the whole file).
-const MaxInput = 32 << 20
 
 // Input is the event on stdin. Unknown fields are ignored.
 type Input struct {
@@ -52,19 +50,19 @@ type Specific struct {
 // ReadInput decodes one event, refusing oversize or malformed input and
 // events without a name.
 func ReadInput(r io.Reader) (*Input, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	data, err := io.ReadAll(io.LimitReader(r, adapter.MaxInput+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the hook event from stdin: %w", err)
 	}
-	if len(data) > MaxInput {
-		return nil, fmt.Errorf("hook event larger than %d bytes: %w", MaxInput, ErrBadInput)
+	if len(data) > adapter.MaxInput {
+		return nil, fmt.Errorf("hook event larger than %d bytes: %w", adapter.MaxInput, adapter.ErrBadInput)
 	}
 	in, err := decodeInput(data)
 	if err != nil {
-		return nil, fmt.Errorf("hook event is not valid JSON (%v): %w", err, ErrBadInput)
+		return nil, fmt.Errorf("hook event is not valid JSON (%v): %w", err, adapter.ErrBadInput)
 	}
 	if in.HookEventName == "" {
-		return nil, fmt.Errorf("hook event has no hook_event_name: %w", ErrBadInput)
+		return nil, fmt.Errorf("hook event has no hook_event_name: %w", adapter.ErrBadInput)
 	}
 	return &in, nil
 }

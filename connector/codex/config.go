@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/atomicfile"
 	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/hook"
@@ -58,7 +59,7 @@ func (Integration) Install(env install.Env, prev install.Change) (install.Change
 	if err != nil {
 		return nil, err
 	}
-	cmd := claude.Command(env.Exe, "codex")
+	cmd := adapter.Command(env.Exe, "codex")
 	if old.Block != "" && old.Command == cmd && strings.Contains(text, old.Block) {
 		return prev, nil
 	}

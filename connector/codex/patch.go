@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sandbox-dev/sandbox/connector/claude"
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -27,7 +27,7 @@ func parsePatch(text string) ([]fileOp, error) {
 		lines = lines[:len(lines)-1]
 	}
 	if len(lines) < 2 || strings.TrimSpace(lines[0]) != "*** Begin Patch" || strings.TrimSpace(lines[len(lines)-1]) != "*** End Patch" {
-		return nil, fmt.Errorf("apply_patch: not a *** Begin Patch ... *** End Patch patch: %w", claude.ErrBadInput)
+		return nil, fmt.Errorf("apply_patch: not a *** Begin Patch ... *** End Patch patch: %w", adapter.ErrBadInput)
 	}
 	var ops []fileOp
 	for _, l := range lines[1 : len(lines)-1] {
@@ -36,7 +36,7 @@ func parsePatch(text string) ([]fileOp, error) {
 			continue
 		}
 		if len(ops) == 0 {
-			return nil, fmt.Errorf("apply_patch: %q before any file header: %w", l, claude.ErrBadInput)
+			return nil, fmt.Errorf("apply_patch: %q before any file header: %w", l, adapter.ErrBadInput)
 		}
 		cur := &ops[len(ops)-1]
 		if to, ok := strings.CutPrefix(l, "*** Move to: "); ok && cur.verb == "Update" {
@@ -46,7 +46,7 @@ func parsePatch(text string) ([]fileOp, error) {
 		cur.lines = append(cur.lines, l)
 	}
 	if len(ops) == 0 {
-		return nil, fmt.Errorf("apply_patch: no file in the patch: %w", claude.ErrBadInput)
+		return nil, fmt.Errorf("apply_patch: no file in the patch: %w", adapter.ErrBadInput)
 	}
 	return ops, nil
 }
@@ -66,14 +66,14 @@ func mapPatch(raw json.RawMessage, call *hook.Call) error {
 		Input   *string `json:"input"`
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return fmt.Errorf("apply_patch tool_input: %v: %w", err, claude.ErrBadInput)
+		return fmt.Errorf("apply_patch tool_input: %v: %w", err, adapter.ErrBadInput)
 	}
 	text := in.Command
 	if text == nil {
 		text = in.Input
 	}
 	if text == nil {
-		return fmt.Errorf("apply_patch tool_input has no patch: %w", claude.ErrBadInput)
+		return fmt.Errorf("apply_patch tool_input has no patch: %w", adapter.ErrBadInput)
 	}
 	ops, err := parsePatch(*text)
 	if err != nil {

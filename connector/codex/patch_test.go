@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/sandbox-dev/sandbox/connector/claude"
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 )
 
@@ -60,7 +60,7 @@ func TestApplyPatch(t *testing.T) {
 func TestApplyPatchRefusesWhatItCannotRead(t *testing.T) {
 	for _, p := range []string{"", "rm -rf /", "*** Begin Patch\n*** End Patch", "*** Begin Patch\n+x\n*** End Patch",
 		"*** Begin Patch\n*** Add File: a\n+x\n"} {
-		if _, err := patchCall(t, p); !errors.Is(err, claude.ErrBadInput) {
+		if _, err := patchCall(t, p); !errors.Is(err, adapter.ErrBadInput) {
 			t.Errorf("%q: err = %v", p, err)
 		}
 	}

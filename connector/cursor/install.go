@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
@@ -67,7 +66,7 @@ func (Integration) Install(env install.Env, prev install.Change) (install.Change
 			return nil, fmt.Errorf("cursor: recorded change: %w", err)
 		}
 	}
-	cmd := claude.Command(env.Exe, Name)
+	cmd := adapter.Command(env.Exe, Name)
 	hooks, hooksChanged, err := hooksEdit(cmd).Install(env.Folder.Root, old.Hooks)
 	if err != nil {
 		return nil, err

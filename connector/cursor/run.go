@@ -8,14 +8,13 @@ import (
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 )
 
 // Run answers one event read from stdin on stdout and returns the exit
 // code. On an error the caller must answer with Refuse: with failClosed
 // set in hooks.json, Cursor blocks the action on a failed hook.
-func Run(ctx context.Context, stdin io.Reader, stdout, _ io.Writer, open claude.Opener) (int, error) {
+func Run(ctx context.Context, stdin io.Reader, stdout, _ io.Writer, open adapter.Opener) (int, error) {
 	in, err := ReadInput(stdin)
 	if err != nil {
 		return 0, err

@@ -20,3 +20,20 @@ func TestQuoteArgv(t *testing.T) {
 		}
 	}
 }
+
+// QuoteArg is what the hook command lines init writes quote the sandbox
+// binary's path with.
+func TestQuoteArg(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/bin/sandbox": "/usr/bin/sandbox",
+		"/a b/sandbox":     "'/a b/sandbox'",
+		"/it's/sandbox":    `'/it'\''s/sandbox'`,
+		"/x$(y)/sandbox":   "'/x$(y)/sandbox'",
+		"":                 "''",
+		"é":                "'é'",
+	} {
+		if got := QuoteArg(in); got != want {
+			t.Errorf("QuoteArg(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
@@ -61,7 +60,7 @@ func (Integration) Name() string { return Name }
 
 // Install merges the hooks and the server entry into the settings file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
-	cmd := claude.Command(env.Exe, Name)
+	cmd := adapter.Command(env.Exe, Name)
 	server := mcpserver.NewEntry(env.Exe, env.Folder.Root)
 	server.Timeout = mcpserver.ClientTimeout.Milliseconds()
 	edit := jsonedit.Edit{File: SettingsFile, Command: cmd, Ours: ours,
@@ -141,7 +140,7 @@ func ours(cmd string) jsonedit.Matcher {
 	return func(s jsonedit.Site, n *jsonedit.Node) bool {
 		if s.Member == mcpserver.ServerName {
 			var e mcpserver.Entry
-			return n.Decode(&e) == nil && len(e.Args) > 0 && e.Args[0] == "mcp" && claude.Command(e.Command, Name) == cmd
+			return n.Decode(&e) == nil && len(e.Args) > 0 && e.Args[0] == "mcp" && adapter.Command(e.Command, Name) == cmd
 		}
 		if s.Member != "" {
 			return false

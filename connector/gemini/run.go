@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 )
 
@@ -21,7 +20,7 @@ var Brief = hook.BriefOptions{
 // Run answers one event read from stdin on stdout and returns the exit
 // code. On an error the caller must answer with Refuse (exit 2, which
 // Gemini CLI reads as a block): any other failure lets the call through.
-func Run(ctx context.Context, stdin io.Reader, stdout, _ io.Writer, open claude.Opener) (int, error) {
+func Run(ctx context.Context, stdin io.Reader, stdout, _ io.Writer, open adapter.Opener) (int, error) {
 	in, err := ReadInput(stdin)
 	if err != nil {
 		return 0, err

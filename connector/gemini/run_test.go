@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/hooktest"
@@ -26,7 +25,7 @@ type standIns struct {
 	jail  hook.Jailer
 }
 
-func (s *standIns) opener() claude.Opener {
+func (s *standIns) opener() adapter.Opener {
 	return func(_ context.Context, cwd string, _ bool) (*hook.Core, error) {
 		s.q = &hooktest.Queue{Decide: approve}
 		s.audit = &hooktest.Audit{}

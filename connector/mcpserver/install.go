@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sandbox-dev/sandbox/connector/claude"
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
@@ -39,13 +39,13 @@ func NewEntry(exe, root string) Entry {
 // Identity is the command line an entry runs, which recognises it in a
 // config file later.
 func (e Entry) Identity() string {
-	return claude.ShellQuote(e.Command) + " " + strings.Join(quoteAll(e.Args), " ")
+	return display.QuoteArg(e.Command) + " " + strings.Join(quoteAll(e.Args), " ")
 }
 
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = claude.ShellQuote(s)
+		out[i] = display.QuoteArg(s)
 	}
 	return out
 }

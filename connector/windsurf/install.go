@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
@@ -38,7 +37,7 @@ func (Integration) Name() string { return Name }
 
 // Install merges the hooks into the hooks file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
-	cmd := claude.Command(env.Exe, Name)
+	cmd := adapter.Command(env.Exe, Name)
 	edit := jsonedit.Edit{File: HooksFile, Command: cmd, Ours: adapter.OursFlat,
 		Add: func(d *jsonedit.Doc) ([]jsonedit.Site, error) {
 			return adapter.AddFlatHooks(d, cmd, Hooks(cmd), jsonedit.First)

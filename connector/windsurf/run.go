@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -17,7 +16,7 @@ import (
 // Run answers one event and returns the exit code: 0 lets the action
 // run, 2 blocks it with the message on stderr (an approved command's
 // output among them). On an error the caller must answer with Refuse.
-func Run(ctx context.Context, stdin io.Reader, _, stderr io.Writer, open claude.Opener) (int, error) {
+func Run(ctx context.Context, stdin io.Reader, _, stderr io.Writer, open adapter.Opener) (int, error) {
 	in, err := ReadInput(stdin)
 	if err != nil {
 		return 0, err

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/hooktest"
@@ -24,7 +23,7 @@ type standIns struct {
 	seen []string
 }
 
-func (s *standIns) opener(tier policy.Tier) claude.Opener {
+func (s *standIns) opener(tier policy.Tier) adapter.Opener {
 	return func(_ context.Context, cwd string, _ bool) (*hook.Core, error) {
 		s.q = &hooktest.Queue{Decide: func(r *queue.Request) *queue.Result {
 			z := 0
