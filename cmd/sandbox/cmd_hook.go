@@ -7,24 +7,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/sandbox-dev/sandbox/connector/claude"
-	"github.com/sandbox-dev/sandbox/connector/codex"
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/live"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// hookProfiles are the agents `sandbox hook AGENT` answers for.
-var hookProfiles = map[string]claude.Profile{
-	"claude": claude.Claude,
-	"codex":  codex.Codex,
-}
 
 type hookOptions struct {
 	agent      string
@@ -57,47 +49,53 @@ func newHookCmd() *cobra.Command {
 	return cmd
 }
 
+// hookAgents are the registered agents that have a hook.
 func hookAgents() []string {
 	var names []string
-	for n := range hookProfiles {
-		names = append(names, n)
+	for _, a := range adapter.Agents() {
+		if a.Hook != nil {
+			names = append(names, a.Name)
+		}
 	}
-	names = append(names, adapterAgents()...)
-	sort.Strings(names)
 	return names
 }
 
-// runHook answers one event; every error becomes exit 2 with one line.
+// runHook answers one event of a registered agent's hook; an error
+// becomes the agent's refusal (exit 2 for every agent but one that
+// refuses in its answer).
 func runHook(ctx context.Context, opts *hookOptions) error {
-	if a, ok := hookAdapters[opts.agent]; ok {
-		return runHookAdapter(ctx, opts, opts.agent, a)
-	}
-	p, ok := hookProfiles[opts.agent]
-	if !ok {
+	a, ok := adapter.Lookup(opts.agent)
+	if !ok || a.Hook == nil {
 		return &exitError{exitHookRefused, fmt.Sprintf("hook: unknown agent %q (known: %s)", opts.agent, strings.Join(hookAgents(), ", "))}
 	}
+	h := a.Hook
 	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
-		exe, err := jailExe(p)
-		if err != nil {
-			return nil, err
+		o := live.Options{Agent: a.Name, Classify: classify, Wait: opts.wait, DeferAllow: opts.deferAllow,
+			BeforeWait: opts.beforeWait, Log: hookLogger()}
+		if h.Jails {
+			exe, err := jailExe()
+			if err != nil {
+				return nil, err
+			}
+			o.Exe, o.ProbeJail = exe, probeJail
 		}
-		return live.Open(ctx, cwd, live.Options{Agent: p.Name, Classify: classify, Wait: opts.wait,
-			DeferAllow: opts.deferAllow, BeforeWait: opts.beforeWait, Log: hookLogger(), Exe: exe, ProbeJail: probeJail})
+		return live.Open(ctx, cwd, o)
 	}
-	if err := claude.Run(ctx, p, opts.stdin, opts.stdout, open); err != nil {
-		return &exitError{exitHookRefused, "hook: " + oneLine(err.Error())}
+	code, err := h.Run(ctx, opts.stdin, opts.stdout, os.Stderr, open)
+	if err != nil {
+		code = h.Refuse(opts.stdout, os.Stderr, err)
+	}
+	if code != 0 {
+		return exitWith(code)
 	}
 	return nil
 }
 
-// jailExe is the binary an agent's allowed shell commands are jailed
-// with: this one, for the agents whose hooks can replace a command; none
-// for the others (their commands run as they came, and the core must not
-// tell the model otherwise).
-func jailExe(p claude.Profile) (string, error) {
-	if !p.UpdatesInput {
-		return "", nil
-	}
+// jailExe is the binary the allowed shell commands of an agent whose
+// hook can replace a command are jailed with: this one. The others'
+// commands run as they came (no Exe), and the core must not tell the
+// model otherwise.
+func jailExe() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("locating the sandbox binary (allowed commands run in its jail): %w", err)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
@@ -15,16 +16,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
 )
-
-// integrationFlags are init's agent flags, in the order they are applied.
-var integrationFlags = []struct{ name, help string }{
-	{"claude", "wire Claude Code hooks into .claude/settings.json"},
-	{"mcp", "register the sandbox MCP server in .mcp.json"},
-	{"codex", "wire Codex hooks and MCP into .codex/config.toml"},
-	{"cursor", "wire Cursor hooks and MCP into .cursor/"},
-	{"gemini", "wire Gemini CLI hooks and MCP into .gemini/settings.json"},
-	{"windsurf", "wire Windsurf hooks into .windsurf/hooks.json"},
-}
 
 type initOptions struct {
 	dirFlag
@@ -45,8 +36,8 @@ func newInitCmd() *cobra.Command {
 		},
 	}
 	opts.bind(cmd)
-	for _, f := range integrationFlags {
-		opts.agents[f.name] = cmd.Flags().Bool(f.name, false, f.help)
+	for _, a := range adapter.Agents() { // init's agent flags, applied in this order
+		opts.agents[a.Name] = cmd.Flags().Bool(a.Name, false, a.Wires)
 	}
 	cmd.Flags().BoolVar(&opts.nested, "nested", false, "create a separate project inside an enclosing one (it then governs this subfolder)")
 	return cmd
@@ -164,11 +155,11 @@ func installIntegrations(opts *initOptions, f folder.Folder) error {
 	}
 	env := install.Env{Folder: f, Exe: exe}
 	changed := false
-	for _, fl := range integrationFlags {
-		if !*opts.agents[fl.name] {
+	for _, a := range adapter.Agents() {
+		if !*opts.agents[a.Name] {
 			continue
 		}
-		c, err := installOne(opts.out, env, m, fl.name)
+		c, err := installOne(opts.out, env, m, a.Name)
 		if err != nil {
 			return err
 		}
@@ -184,7 +175,7 @@ func installIntegrations(opts *initOptions, f folder.Folder) error {
 // changed. Each integration is saved to the manifest as soon as it is in
 // place, so a later failure never leaves an unrecorded change behind.
 func installOne(out io.Writer, env install.Env, m install.Manifest, name string) (bool, error) {
-	integ, err := install.Lookup(name)
+	integ, err := adapter.Installer(name)
 	if err != nil {
 		return false, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 )
 
@@ -133,10 +134,10 @@ func TestUninstallRemovesExactlyWhatInitAdded(t *testing.T) {
 func TestInitUnknownIntegrationSaysNotAvailable(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := t.TempDir()
-	for _, fl := range integrationFlags {
-		code, _, errs := run(t, root, "init", root, "--"+fl.name)
+	for _, a := range adapter.Agents() {
+		code, _, errs := run(t, root, "init", root, "--"+a.Name)
 		if code != 0 && !strings.Contains(errs, "not available") {
-			t.Errorf("init --%s failed without saying why: %d %s", fl.name, code, errs)
+			t.Errorf("init --%s failed without saying why: %d %s", a.Name, code, errs)
 		}
 	}
 }

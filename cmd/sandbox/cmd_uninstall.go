@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
@@ -107,7 +108,7 @@ func printUninstallPlan(out io.Writer, f folder.Folder, m install.Manifest, purg
 func uninstallIntegrations(out io.Writer, f folder.Folder, m install.Manifest) error {
 	env := install.Env{Folder: f}
 	for _, name := range m.Names() {
-		integ, err := install.Lookup(name)
+		integ, err := adapter.Installer(name)
 		if err != nil {
 			return fmt.Errorf("uninstall %s: %w", name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
@@ -31,8 +32,8 @@ func refuseNested(f folder.Folder, nested bool) error {
 }
 
 func anyAgent(opts *initOptions) bool {
-	for _, fl := range integrationFlags {
-		if *opts.agents[fl.name] {
+	for _, a := range adapter.Agents() {
+		if *opts.agents[a.Name] {
 			return true
 		}
 	}

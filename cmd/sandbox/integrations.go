@@ -1,8 +1,9 @@
 package main
 
-// The agent integrations register themselves with connector/install in
-// their init functions; `sandbox init --AGENT` and `sandbox uninstall`
-// find them there.
+// The agents the binary knows: each package registers its agent with
+// connector/adapter in its init function, and `sandbox init --AGENT`,
+// `sandbox uninstall` and `sandbox hook AGENT` find it there
+// (docs/AGENTS.md, "Adding an agent").
 import (
 	_ "github.com/sandbox-dev/sandbox/connector/claude"
 	_ "github.com/sandbox-dev/sandbox/connector/codex"

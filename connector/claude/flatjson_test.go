@@ -22,24 +22,10 @@ var flatSeeds = []string{
 	"{\"\u017fession_id\":\"long s\"}",
 }
 
-func TestFlatMatchesEncodingJSON(t *testing.T) {
+func TestFlatToolInputMatchesEncodingJSON(t *testing.T) {
 	for _, s := range flatSeeds {
-		checkFlatInput(t, []byte(s))
 		checkFlatToolInput(t, []byte(s))
 	}
-	for _, s := range flatSeeds[:2] {
-		var in Input
-		if !flatjson.Object([]byte(s), in.flatFields()) {
-			t.Errorf("%s: an everyday event takes the slow path", s)
-		}
-	}
-}
-
-func FuzzFlatInput(f *testing.F) {
-	for _, s := range flatSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(checkFlatInput)
 }
 
 func FuzzFlatToolInput(f *testing.F) {
@@ -47,12 +33,6 @@ func FuzzFlatToolInput(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkFlatToolInput)
-}
-
-// checkFlatInput: when the fast path takes data, encoding/json decodes it
-// without error to the same Input.
-func checkFlatInput(t *testing.T, data []byte) {
-	checkFlat(t, data, func(in *Input) map[string]flatjson.Field { return in.flatFields() })
 }
 
 func checkFlatToolInput(t *testing.T, data []byte) {

@@ -11,8 +11,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
-func init() { install.Register(Integration{}) }
-
 // SettingsFile is the project settings file, relative to the project root.
 var SettingsFile = filepath.Join(".claude", "settings.json")
 
@@ -21,9 +19,6 @@ func hookTimeout() time.Duration { return hook.InstalledTimeout }
 
 // Integration installs sandbox's hooks into .claude/settings.json.
 type Integration struct{}
-
-// Name is the init flag.
-func (Integration) Name() string { return "claude" }
 
 // Install merges the hooks into the settings file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
@@ -34,7 +29,7 @@ func (Integration) Install(env install.Env, prev install.Change) (install.Change
 			return nil, err
 		}
 	}
-	cmd := adapter.Command(env.Exe, "claude")
+	cmd := adapter.Command(env.Exe, Name)
 	e := jsonedit.Edit{File: SettingsFile, Command: cmd, Ours: ours,
 		Add: func(d *jsonedit.Doc) ([]jsonedit.Site, error) { return addGroups(d, cmd) }}
 	ch, changed, err := e.Install(env.Folder.Root, old)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter/toolhook"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/install/installtest"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
@@ -89,7 +90,7 @@ func checkInstalled(t *testing.T, data []byte) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatalf("merged file is not JSON: %v\n%s", err, data)
 	}
-	for _, ev := range []string{PreToolUse, PostToolUse, SessionStart} {
+	for _, ev := range []string{toolhook.PreToolUse, toolhook.PostToolUse, toolhook.SessionStart} {
 		n := 0
 		for _, g := range s.Hooks[ev] {
 			for _, h := range g.Hooks {
@@ -98,7 +99,7 @@ func checkInstalled(t *testing.T, data []byte) {
 					if h.Timeout <= 0 || h.Type != "command" {
 						t.Errorf("%s: bad entry %+v", ev, h)
 					}
-					if ev == PreToolUse && (g.Matcher != Matcher || h.OnFailure != "block" || h.Timeout <= 600) {
+					if ev == toolhook.PreToolUse && (g.Matcher != Matcher || h.OnFailure != "block" || h.Timeout <= 600) {
 						t.Errorf("PreToolUse group %+v", g)
 					}
 				}
@@ -136,7 +137,7 @@ func TestUninstallKeepsWhatTheUserAddedLater(t *testing.T) {
 	var v map[string]any
 	json.Unmarshal(data, &v)
 	hooks := v["hooks"].(map[string]any)
-	hooks[PreToolUse] = append(hooks[PreToolUse].([]any), map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "mine"}}})
+	hooks[toolhook.PreToolUse] = append(hooks[toolhook.PreToolUse].([]any), map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "mine"}}})
 	v["model"] = "opus"
 	data, _ = json.MarshalIndent(v, "", "  ")
 	os.WriteFile(path, data, 0o644)

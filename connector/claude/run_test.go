@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
+	"github.com/sandbox-dev/sandbox/connector/adapter/toolhook"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/hooktest"
@@ -46,20 +46,20 @@ func TestRunAnswers(t *testing.T) {
 		tier     policy.Tier
 		want     string // exact stdout, or a substring when prefixed by "~"
 	}{
-		{"allow", event(PreToolUse, "Bash", map[string]any{"command": "ls"}), policy.Allow,
+		{"allow", event(toolhook.PreToolUse, "Bash", map[string]any{"command": "ls"}), policy.Allow,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}` + "\n"},
-		{"deny", event(PreToolUse, "Write", map[string]any{"file_path": "/proj/.sandbox/policy.yaml", "content": "x"}), policy.Deny,
+		{"deny", event(toolhook.PreToolUse, "Write", map[string]any{"file_path": "/proj/.sandbox/policy.yaml", "content": "x"}), policy.Deny,
 			`~{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"sandbox: DENIED by this folder's policy`},
-		{"escalate approved", event(PreToolUse, "Bash", map[string]any{"command": "git push", "description": "ship"}), policy.Escalate,
+		{"escalate approved", event(toolhook.PreToolUse, "Bash", map[string]any{"command": "git push", "description": "ship"}), policy.Escalate,
 			`~pushed <ok> & done`},
-		{"post", event(PostToolUse, "Bash", map[string]any{"command": "ls"}), policy.Allow, ""},
+		{"post", event(toolhook.PostToolUse, "Bash", map[string]any{"command": "ls"}), policy.Allow, ""},
 		{"session start", `{"session_id":"s","cwd":"/proj","hook_event_name":"SessionStart","source":"startup"}`, policy.Allow,
 			`~{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"This project is guarded by sandbox`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Run(context.Background(), Claude, strings.NewReader(tc.in), &out, opener(all(tc.tier), approve))
+			err := toolhook.Run(context.Background(), Claude, strings.NewReader(tc.in), &out, opener(all(tc.tier), approve))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,18 +90,18 @@ func TestRunFailsClosed(t *testing.T) {
 		{"empty stdin", "", ok, adapter.ErrBadInput},
 		{"not json", "{nope", ok, adapter.ErrBadInput},
 		{"no event name", `{"tool_name":"Bash"}`, ok, adapter.ErrBadInput},
-		{"unknown event", `{"hook_event_name":"Stop","cwd":"/proj"}`, ok, ErrUnknownEvent},
+		{"unknown event", `{"hook_event_name":"Stop","cwd":"/proj"}`, ok, toolhook.ErrUnknownEvent},
 		{"relative cwd", `{"hook_event_name":"PreToolUse","cwd":"proj","tool_name":"Bash","tool_input":{"command":"ls"}}`, ok, adapter.ErrBadInput},
 		{"no tool name", `{"hook_event_name":"PreToolUse","cwd":"/proj"}`, ok, adapter.ErrBadInput},
-		{"bash without command", event(PreToolUse, "Bash", map[string]any{}), ok, adapter.ErrBadInput},
+		{"bash without command", event(toolhook.PreToolUse, "Bash", map[string]any{}), ok, adapter.ErrBadInput},
 		{"bad tool input", `{"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"Write","tool_input":"str"}`, ok, adapter.ErrBadInput},
-		{"opener fails", event(PreToolUse, "Bash", map[string]any{"command": "ls"}), failing, nil},
-		{"panic", event(PreToolUse, "Bash", map[string]any{"command": "ls"}), panicky, nil},
+		{"opener fails", event(toolhook.PreToolUse, "Bash", map[string]any{"command": "ls"}), failing, nil},
+		{"panic", event(toolhook.PreToolUse, "Bash", map[string]any{"command": "ls"}), panicky, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Run(context.Background(), Claude, strings.NewReader(tc.in), &out, tc.open)
+			err := toolhook.Run(context.Background(), Claude, strings.NewReader(tc.in), &out, tc.open)
 			if err == nil {
 				t.Fatalf("no error; stdout %q", out.String())
 			}
@@ -163,12 +163,12 @@ func TestMapTool(t *testing.T) {
 }
 
 func FuzzRun(f *testing.F) {
-	f.Add(event(PreToolUse, "Bash", map[string]any{"command": "ls"}))
-	f.Add(event(PreToolUse, "MultiEdit", map[string]any{"file_path": "x", "edits": []any{}}))
+	f.Add(event(toolhook.PreToolUse, "Bash", map[string]any{"command": "ls"}))
+	f.Add(event(toolhook.PreToolUse, "MultiEdit", map[string]any{"file_path": "x", "edits": []any{}}))
 	f.Add(`{"hook_event_name":"PostToolUse","cwd":"/p","tool_name":"Glob","tool_input":{"pattern":"../*"},"tool_response":{"stdout":1}}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		var out bytes.Buffer
-		err := Run(context.Background(), Claude, strings.NewReader(in), &out, opener(all(policy.Escalate), func(*queue.Request) *queue.Result {
+		err := toolhook.Run(context.Background(), Claude, strings.NewReader(in), &out, opener(all(policy.Escalate), func(*queue.Request) *queue.Result {
 			return &queue.Result{Decision: queue.Denied}
 		}))
 		if err == nil && out.Len() > 0 && !json.Valid(out.Bytes()) {
@@ -178,29 +178,4 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("panic: %v", err)
 		}
 	})
-}
-
-// withCommand's hand-made JSON decodes to the agent's input with only the
-// command replaced, whatever bytes the command holds.
-func TestWithCommandKeepsTheInput(t *testing.T) {
-	input := json.RawMessage(`{"description":"d \"q\" é","timeout":60000,"run_in_background":true,"nested":{"a":
- [1, 2]},"command":"old"}`)
-	for _, cmd := range []string{"new", "a\"b\\c\nd\te\x01\x1f</script>&'", "é ✓ \u2028", ""} {
-		raw, err := withCommand(input, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.IndexByte(raw, '\n') >= 0 {
-			t.Errorf("not one line: %s", raw)
-		}
-		var got, want map[string]any
-		if err := json.Unmarshal(raw, &got); err != nil {
-			t.Fatalf("%v: %s", err, raw)
-		}
-		json.Unmarshal(input, &want)
-		want["command"] = cmd
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("got %v\nwant %v", got, want)
-		}
-	}
 }

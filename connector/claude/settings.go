@@ -3,6 +3,8 @@ package claude
 import (
 	"slices"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter/toolhook"
+
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
@@ -33,9 +35,9 @@ type EventGroup struct {
 func Groups(cmd string) []EventGroup {
 	pre := int(hookTimeout().Seconds())
 	return []EventGroup{
-		{PreToolUse, group{Matcher: Matcher, Hooks: []hookEntry{{Type: "command", Command: cmd, Timeout: pre, OnFailure: "block"}}}},
-		{PostToolUse, group{Matcher: Matcher, Hooks: []hookEntry{{Type: "command", Command: cmd, Timeout: 30}}}},
-		{SessionStart, group{Hooks: []hookEntry{{Type: "command", Command: cmd, Timeout: 30}}}},
+		{toolhook.PreToolUse, group{Matcher: Matcher, Hooks: []hookEntry{{Type: "command", Command: cmd, Timeout: pre, OnFailure: "block"}}}},
+		{toolhook.PostToolUse, group{Matcher: Matcher, Hooks: []hookEntry{{Type: "command", Command: cmd, Timeout: 30}}}},
+		{toolhook.SessionStart, group{Hooks: []hookEntry{{Type: "command", Command: cmd, Timeout: 30}}}},
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/sandbox-dev/sandbox/connector/adapter"
+	"github.com/sandbox-dev/sandbox/connector/adapter/toolhook"
 	"github.com/sandbox-dev/sandbox/connector/atomicfile"
-	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/install"
 )
@@ -43,9 +43,6 @@ type Change struct {
 	Block      string `json:"block"`
 }
 
-// Name is the init flag.
-func (Integration) Name() string { return "codex" }
-
 // Install appends the hook tables to the config, once.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
 	var old Change
@@ -59,7 +56,7 @@ func (Integration) Install(env install.Env, prev install.Change) (install.Change
 	if err != nil {
 		return nil, err
 	}
-	cmd := adapter.Command(env.Exe, "codex")
+	cmd := adapter.Command(env.Exe, Name)
 	if old.Block != "" && old.Command == cmd && strings.Contains(text, old.Block) {
 		return prev, nil
 	}
@@ -117,7 +114,7 @@ func Block(cmd string) string {
 	for _, ev := range []struct {
 		name, matcher string
 		timeout       int
-	}{{claude.PreToolUse, Matcher, pre}, {claude.PostToolUse, Matcher, 30}, {claude.SessionStart, "", 30}} {
+	}{{toolhook.PreToolUse, Matcher, pre}, {toolhook.PostToolUse, Matcher, 30}, {toolhook.SessionStart, "", 30}} {
 		fmt.Fprintf(&b, "[[hooks.%s]]\n", ev.name)
 		if ev.matcher != "" {
 			fmt.Fprintf(&b, "matcher = %s\n", tomlString(ev.matcher))

@@ -2,10 +2,9 @@ package codex
 
 // The sandbox MCP server's entry in .codex/config.toml, beside the hooks:
 // `sandbox init --codex` wires both: the hooks answer Codex's own tool
-// calls, the MCP server gives the model a tool to ask for privileged work. This file wraps the
-// hooks integration of config.go and registers the wrapper under the
-// same name; its init runs after codex.go's (files initialise in name
-// order), and a test checks that the wrapper is what init finds.
+// calls, the MCP server gives the model a tool to ask for privileged work.
+// This file wraps the hooks integration of config.go; the wrapper is what
+// codex.go registers.
 
 import (
 	"bytes"
@@ -18,8 +17,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/mcpserver"
 )
-
-func init() { install.Register(WithMCP{}) }
 
 // The MCP block sandbox appends is framed by these lines.
 const (
@@ -36,9 +33,6 @@ type MCPChange struct {
 	Hooks install.Change `json:"hooks"`
 	Block string         `json:"mcp_block,omitempty"`
 }
-
-// Name is the init flag.
-func (WithMCP) Name() string { return "codex" }
 
 // MCPBlock is the [mcp_servers.sandbox] table for the sandbox binary at
 // exe serving root. Codex itself would ask before each call of an MCP

@@ -8,17 +8,17 @@ import (
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/sandbox-dev/sandbox/connector/install"
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/mcpserver"
 )
 
 func TestInitFindsTheIntegrationWithMCP(t *testing.T) {
-	i, err := install.Lookup("codex")
+	i, err := adapter.Installer("codex")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := i.(WithMCP); !ok {
-		t.Fatalf("install.Lookup(\"codex\") is %T: mcp_server.go's init must run after codex.go's", i)
+		t.Fatalf("adapter.Installer(\"codex\") is %T, not the hooks with the MCP server", i)
 	}
 }
 

@@ -3,9 +3,11 @@ package codex
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
+	"github.com/sandbox-dev/sandbox/connector/flatjson"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 )
 
@@ -86,4 +88,19 @@ func FuzzApplyPatch(f *testing.F) {
 			t.Fatal("a write with no path")
 		}
 	})
+}
+
+// The shell call's fast path decodes what encoding/json would, and
+// refuses nothing encoding/json takes.
+func TestShellInputFlatMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{`{"command":"git status","description":"see"}`, `{"command":"ls \u00e9"}`,
+		`{"command":"a","command":"b"}`, `{"Command":"x"}`, `{"command":null}`, `{"command":1}`, `{"workdir":"/p","timeout_ms":1000,"command":"ls"}`} {
+		var fast, slow shellInput
+		if !flatjson.Object([]byte(s), fast.flatFields()) {
+			continue
+		}
+		if err := json.Unmarshal([]byte(s), &slow); err != nil || !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s: fast %+v, encoding/json %+v (%v)", s, fast, slow, err)
+		}
+	}
 }

@@ -12,7 +12,10 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/mcpserver"
 )
 
-func init() { install.Register(Integration{}) }
+func init() {
+	adapter.Register(adapter.Agent{Name: Name, Wires: "wire Cursor hooks and MCP into .cursor/", Install: Integration{},
+		Hook: &adapter.Hook{Run: Run, Refuse: Refuse}})
+}
 
 // Project files, relative to the project root.
 var (
@@ -53,9 +56,6 @@ type Change struct {
 	Hooks *jsonedit.Change `json:"hooks"`
 	MCP   install.Change   `json:"mcp,omitempty"`
 }
-
-// Name is the init flag.
-func (Integration) Name() string { return Name }
 
 // Install merges the hooks, then the MCP server entry; if the second
 // fails, the first is taken out again.

@@ -11,7 +11,10 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/mcpserver"
 )
 
-func init() { install.Register(Integration{}) }
+func init() {
+	adapter.Register(adapter.Agent{Name: Name, Wires: "wire Gemini CLI hooks and MCP into .gemini/settings.json", Install: Integration{},
+		Hook: &adapter.Hook{Run: Run, Refuse: Refuse, Jails: true}})
+}
 
 // SettingsFile is the project settings file, relative to the project root.
 var SettingsFile = filepath.Join(".gemini", "settings.json")
@@ -54,9 +57,6 @@ func Groups(cmd string) []struct {
 // Integration wires Gemini CLI: hooks and the MCP server in
 // .gemini/settings.json.
 type Integration struct{}
-
-// Name is the init flag.
-func (Integration) Name() string { return Name }
 
 // Install merges the hooks and the server entry into the settings file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {

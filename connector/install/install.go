@@ -1,7 +1,7 @@
 // Package install records what `sandbox init` added to a project (agent
 // hooks, MCP server entries) so that `sandbox uninstall` removes exactly
-// that and nothing else. Each agent integration implements Integration and
-// registers itself; init and uninstall only iterate.
+// that and nothing else. Each agent integration implements Integration;
+// connector/adapter's registry finds it for init and uninstall.
 package install
 
 import (
@@ -11,14 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 
 	"github.com/sandbox-dev/sandbox/connector/atomicfile"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 )
-
-// ErrNotAvailable is returned for a flag whose integration is not built yet.
-var ErrNotAvailable = errors.New("integration not available yet")
 
 // Env is what an integration needs to know to install itself.
 type Env struct {
@@ -42,38 +38,12 @@ type Change = json.RawMessage
 
 // Integration wires one agent (or the MCP server) into a project.
 type Integration interface {
-	// Name is the init flag without dashes: "claude", "mcp", "codex", ...
-	Name() string
 	// Install merges the integration into the project's files. It must be
 	// idempotent: when everything is already there it returns prev
 	// unchanged. A malformed user file is an error that changes nothing.
 	Install(env Env, prev Change) (Change, error)
 	// Uninstall removes exactly what Install recorded in c.
 	Uninstall(env Env, c Change) error
-}
-
-var (
-	mu sync.Mutex
-	// registry holds every registered integration by name.
-	registry = map[string]Integration{}
-)
-
-// Register makes an integration available to init and uninstall. It is
-// called from the integration package's init function.
-func Register(i Integration) {
-	mu.Lock()
-	defer mu.Unlock()
-	registry[i.Name()] = i
-}
-
-// Lookup returns the integration named name, or ErrNotAvailable.
-func Lookup(name string) (Integration, error) {
-	mu.Lock()
-	defer mu.Unlock()
-	if i, ok := registry[name]; ok {
-		return i, nil
-	}
-	return nil, fmt.Errorf("--%s: %w", name, ErrNotAvailable)
 }
 
 // Manifest is .sandbox/installed.json: per integration, what it added.

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
-func init() { install.Register(Integration{}) }
+func init() {
+	adapter.Register(adapter.Agent{Name: "mcp", Wires: "register the sandbox MCP server in .mcp.json", Install: Integration{}})
+}
 
 // ServerName is the name sandbox's MCP server is registered under, so
 // its tools are mcp__sandbox__run_privileged and so on.
@@ -99,9 +102,6 @@ func entryIdentity(n *jsonedit.Node) string {
 // Integration registers the MCP server in the project's .mcp.json
 // (`sandbox init --mcp`).
 type Integration struct{}
-
-// Name is the init flag.
-func (Integration) Name() string { return "mcp" }
 
 // Install merges the server entry into .mcp.json.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {

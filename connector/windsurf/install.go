@@ -8,7 +8,10 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
 )
 
-func init() { install.Register(Integration{}) }
+func init() {
+	adapter.Register(adapter.Agent{Name: Name, Wires: "wire Windsurf hooks into .windsurf/hooks.json", Install: Integration{},
+		Hook: &adapter.Hook{Run: Run, Refuse: Refuse}})
+}
 
 // HooksFile is the project's Cascade hooks file, relative to the root.
 var HooksFile = filepath.Join(".windsurf", "hooks.json")
@@ -31,9 +34,6 @@ func Hooks(cmd string) []adapter.FlatHook {
 
 // Integration wires Cascade's hooks into .windsurf/hooks.json.
 type Integration struct{}
-
-// Name is the init flag.
-func (Integration) Name() string { return Name }
 
 // Install merges the hooks into the hooks file.
 func (Integration) Install(env install.Env, prev install.Change) (install.Change, error) {
