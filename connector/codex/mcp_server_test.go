@@ -1,14 +1,14 @@
 package codex
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/sandbox-dev/sandbox/connector/adapter"
+	"github.com/sandbox-dev/sandbox/connector/adapter/adaptertest"
+	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/mcpserver"
 )
 
@@ -22,47 +22,29 @@ func TestInitFindsTheIntegrationWithMCP(t *testing.T) {
 	}
 }
 
-func TestMCPRoundTrip(t *testing.T) {
-	tests := []struct {
-		name, config string
-		exists       bool
-	}{
-		{"absent", "", false},
-		{"user", "model = \"o3\"\n\n[mcp_servers.github]\ncommand = \"npx\"\nargs = [\"-y\", \"gh-mcp\"]\n", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env, path := project(t, tc.config, tc.exists)
-			ch, err := WithMCP{}.Install(env, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			merged, _ := os.ReadFile(path)
-			golden(t, "mcp-"+tc.name+".toml", bytes.ReplaceAll(merged, []byte(env.Folder.Root), []byte("/work/project")))
-			checkHooks(t, merged)
-			checkServer(t, merged, env.Folder.Root)
-			again, err := WithMCP{}.Install(env, ch)
-			if err != nil || !bytes.Equal(again, ch) {
-				t.Fatalf("second install: %v", err)
-			}
-			if err := (WithMCP{}).Uninstall(env, ch); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(path)
-			if !tc.exists {
-				if !os.IsNotExist(err) {
-					t.Errorf("created file left behind: %v", err)
-				}
-				return
-			}
-			if string(b) != tc.config {
-				t.Errorf("round trip:\n%q\n%q", b, tc.config)
-			}
-		})
-	}
+// TestInstallWithMCP runs the shared install suite on what
+// `sandbox init --codex` writes: the hooks and the MCP server.
+func TestInstallWithMCP(t *testing.T) {
+	adaptertest.RunInstallTests(t, func() adaptertest.Integration {
+		return adaptertest.Integration{
+			Install: WithMCP{}, Files: []string{ConfigFile}, Update: *update,
+			Cases: []adaptertest.Case{
+				{Name: "absent"},
+				{Name: "user", Files: map[string]string{ConfigFile: "model = \"o3\"\n\n[mcp_servers.github]\ncommand = \"npx\"\nargs = [\"-y\", \"gh-mcp\"]\n"}},
+			},
+			Golden: func(c, _ string) string { return "mcp-" + c + ".toml" },
+			Check: func(t *testing.T, env install.Env, files map[string][]byte) {
+				checkHooks(t, files[ConfigFile], adaptertest.Command(env.Exe, Name))
+				checkServer(t, files[ConfigFile], env)
+			},
+			Refusals: []adaptertest.Refusal{
+				{Name: "server of the same name", Files: map[string]string{ConfigFile: "[mcp_servers.sandbox]\ncommand = \"something-else\"\n"}, Err: ErrMalformed},
+			},
+		}
+	})
 }
 
-func checkServer(t *testing.T, data []byte, root string) {
+func checkServer(t *testing.T, data []byte, env install.Env) {
 	t.Helper()
 	var cfg struct {
 		MCPServers map[string]struct {
@@ -76,7 +58,7 @@ func checkServer(t *testing.T, data []byte, root string) {
 		t.Fatal(err)
 	}
 	s := cfg.MCPServers[mcpserver.ServerName]
-	if s.Command != testExe || strings.Join(s.Args, " ") != "mcp "+root || s.ToolTimeoutSec < mcpserver.MaxWaitSeconds ||
+	if s.Command != env.Exe || strings.Join(s.Args, " ") != "mcp "+env.Folder.Root || s.ToolTimeoutSec < mcpserver.MaxWaitSeconds ||
 		s.DefaultToolsApprovalMode != "approve" {
 		t.Errorf("server %+v", s)
 	}
@@ -101,17 +83,5 @@ func TestMCPUpgradesAHooksOnlyChange(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "model = \"o3\"\n" {
 		t.Errorf("after uninstall %q", b)
-	}
-}
-
-func TestMCPRefusesAServerOfTheSameName(t *testing.T) {
-	config := "[mcp_servers.sandbox]\ncommand = \"something-else\"\n"
-	env, path := project(t, config, true)
-	_, err := WithMCP{}.Install(env, nil)
-	if !errors.Is(err, ErrMalformed) {
-		t.Fatalf("err = %v", err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != config {
-		t.Errorf("the hooks were not taken out again:\n%s", b)
 	}
 }

@@ -3,13 +3,12 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/adapter/adaptertest"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/install/installtest"
 	"github.com/sandbox-dev/sandbox/connector/jsonedit"
@@ -17,10 +16,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-const testExe = installtest.Exe
-
-func golden(t *testing.T, name string, got []byte) { installtest.Golden(t, *update, name, got) }
 
 func project(t *testing.T, settings string, exists bool) (install.Env, string) {
 	return installtest.File(t, SettingsFile, settings, exists)
@@ -42,51 +37,30 @@ const userSettings = `{
 }
 `
 
-func TestInstallRoundTrip(t *testing.T) {
-	tests := []struct {
-		name, settings string
-		exists         bool
-	}{
-		{"absent", "", false},
-		{"empty", "{}\n", true},
-		{"user", userSettings, true},
-		{"tabs", "{\n\t\"general\": {\"vimMode\": true}\n}\n", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env, path := project(t, tc.settings, tc.exists)
-			ch, err := Integration{}.Install(env, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			merged, _ := os.ReadFile(path)
-			golden(t, tc.name+".json", bytes.ReplaceAll(merged, []byte(env.Folder.Root), []byte("/work/project")))
-			check(t, merged, env.Folder.Root)
-			again, err := Integration{}.Install(env, ch)
-			if err != nil || !bytes.Equal(again, ch) {
-				t.Fatalf("second install: %v", err)
-			}
-			if err := (Integration{}).Uninstall(env, ch); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(path)
-			if !tc.exists {
-				if !os.IsNotExist(err) {
-					t.Errorf("created file left behind: %v", err)
-				}
-				if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
-					t.Error(".gemini/ left behind")
-				}
-				return
-			}
-			if string(b) != tc.settings {
-				t.Errorf("round trip:\n%q\n%q", b, tc.settings)
-			}
-		})
-	}
+// TestInstall runs the shared install suite on .gemini/settings.json.
+func TestInstall(t *testing.T) {
+	adaptertest.RunInstallTests(t, func() adaptertest.Integration {
+		return adaptertest.Integration{
+			Install: Integration{}, Files: []string{SettingsFile}, Update: *update,
+			Cases: []adaptertest.Case{
+				{Name: "absent"},
+				{Name: "empty", Files: map[string]string{SettingsFile: "{}\n"}},
+				{Name: "user", Files: map[string]string{SettingsFile: userSettings}},
+				{Name: "tabs", Files: map[string]string{SettingsFile: "{\n\t\"general\": {\"vimMode\": true}\n}\n"}},
+			},
+			Check: func(t *testing.T, env install.Env, files map[string][]byte) {
+				check(t, files[SettingsFile], env)
+			},
+			Refusals: []adaptertest.Refusal{
+				{Name: "comments", Files: map[string]string{SettingsFile: "{\n  // mine\n  \"theme\": \"x\"\n}\n"}, Err: jsonedit.ErrMalformed},
+				{Name: "hooks array", Files: map[string]string{SettingsFile: `{"hooks": []}`}, Err: jsonedit.ErrMalformed},
+				{Name: "server taken", Files: map[string]string{SettingsFile: `{"mcpServers": {"sandbox": {"command": "npx", "args": ["other"]}}}`}, Err: jsonedit.ErrConflict},
+			},
+		}
+	})
 }
 
-func check(t *testing.T, data []byte, root string) {
+func check(t *testing.T, data []byte, env install.Env) {
 	t.Helper()
 	var cfg struct {
 		Hooks      map[string][]group
@@ -99,7 +73,7 @@ func check(t *testing.T, data []byte, root string) {
 		n := 0
 		for _, g := range cfg.Hooks[ev] {
 			for _, h := range g.Hooks {
-				if h.Command == testExe+" hook gemini" {
+				if h.Command == adaptertest.Command(env.Exe, Name) {
 					n++
 					if ev == BeforeTool && (g.Matcher != Matcher || h.Timeout <= 600_000 || h.Type != "command") {
 						t.Errorf("BeforeTool group %+v", g)
@@ -112,7 +86,7 @@ func check(t *testing.T, data []byte, root string) {
 		}
 	}
 	s := cfg.MCPServers[mcpserver.ServerName]
-	if s.Command != testExe || strings.Join(s.Args, " ") != "mcp "+root || s.Timeout < mcpserver.MaxWaitSeconds*1000 {
+	if s.Command != env.Exe || strings.Join(s.Args, " ") != "mcp "+env.Folder.Root || s.Timeout < mcpserver.MaxWaitSeconds*1000 {
 		t.Errorf("server %+v", s)
 	}
 }
@@ -136,27 +110,5 @@ func TestUninstallLeavesTheUsersHooksInASharedGroup(t *testing.T) {
 	b, _ = os.ReadFile(path)
 	if bytes.Contains(b, []byte("hook gemini")) || bytes.Contains(b, []byte(`"sandbox"`)) || !bytes.Contains(b, []byte("./mine.sh")) {
 		t.Errorf("after uninstall:\n%s", b)
-	}
-}
-
-func TestInstallRefuses(t *testing.T) {
-	tests := []struct {
-		name, settings string
-		want           error
-	}{
-		{"comments", "{\n  // mine\n  \"theme\": \"x\"\n}\n", jsonedit.ErrMalformed},
-		{"hooks array", `{"hooks": []}`, jsonedit.ErrMalformed},
-		{"server taken", `{"mcpServers": {"sandbox": {"command": "npx", "args": ["other"]}}}`, jsonedit.ErrConflict},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env, path := project(t, tc.settings, true)
-			if _, err := (Integration{}).Install(env, nil); !errors.Is(err, tc.want) {
-				t.Fatalf("err = %v", err)
-			}
-			if b, _ := os.ReadFile(path); string(b) != tc.settings {
-				t.Error("file changed")
-			}
-		})
 	}
 }
