@@ -38,6 +38,7 @@ import (
 // attack must have an entry in contained, which names its harm; a new
 // one fails the test until someone looked at it.
 func TestAdversarialCorpusContained(t *testing.T) {
+	t.Parallel()
 	requireRunJail(t)
 	requireTools(t, "git", "python3", "perl")
 	a := newAdvEnv(t)
@@ -110,6 +111,7 @@ var syscall0 = syscall.Signal(0)
 
 type advEnv struct {
 	bin, root, home, out string
+	env                  []string // of every sandbox process: PATH, HOME, a secret, the state
 	repl                 *strings.Replacer
 	hits                 atomic.Int64 // requests the recorder received
 	victim               *exec.Cmd
@@ -117,7 +119,7 @@ type advEnv struct {
 
 func newAdvEnv(t *testing.T) *advEnv {
 	t.Helper()
-	a := &advEnv{bin: sandboxBinary(t), root: runProject(t), home: outsideTmp(t), out: outsideTmp(t)}
+	a := &advEnv{bin: sandboxBinary(t), root: jailProject(t), home: outsideTmp(t), out: outsideTmp(t)}
 	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = a.root
@@ -142,9 +144,8 @@ func newAdvEnv(t *testing.T) *advEnv {
 	// is its own, so not where the test built it).
 	tools := filepath.Join(a.root, "tools")
 	copyFile(t, a.bin, filepath.Join(tools, "sandbox"))
-	t.Setenv("PATH", tools+":"+os.Getenv("PATH"))
-	t.Setenv("HOME", a.home)
-	t.Setenv("ADVERSARIAL_TOKEN", advEnvSecret)
+	a.env = append(append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"), "HOME="+a.home,
+		"ADVERSARIAL_TOKEN="+advEnvSecret), stateEnv(a.root)...)
 	a.sandbox(t, "init", a.root)
 	a.sandbox(t, "policy", "accept", "--yes", "--dir", a.root)
 	// A pending policy change: accepting it from inside would show.
@@ -182,7 +183,7 @@ func copyFile(t *testing.T, from, to string) {
 func (a *advEnv) sandbox(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command(a.bin, args...)
-	cmd.Dir = a.root
+	cmd.Dir, cmd.Env = a.root, a.env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sandbox %v: %v\n%s", args, err, out)
 	}
@@ -237,7 +238,7 @@ func (a *advEnv) jailAllowed(t *testing.T) []corpus.Line {
 func (a *advEnv) run(t *testing.T, script string) string {
 	t.Helper()
 	cmd := exec.Command(a.bin, "run", "--ci", "--dir", a.root, "--", "/bin/bash", "-c", script)
-	cmd.Dir = a.root
+	cmd.Dir, cmd.Env = a.root, a.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -269,6 +270,7 @@ func (a *advEnv) snapshot(t *testing.T) map[string]string {
 	// The accepted policy: `policy diff` shows the pending change only
 	// while nobody accepted it.
 	cmd := exec.Command(a.bin, "policy", "diff", "--dir", a.root)
+	cmd.Env = a.env
 	out, _ := cmd.CombinedOutput()
 	s["(accepted policy)"] = strconv.FormatBool(strings.Contains(string(out), "a change nobody accepted"))
 	return s

@@ -10,6 +10,7 @@ import (
 // Approve always in sandbox watch stores a signed remembered decision that
 // approves the identical next request by itself.
 func TestWatchApproveAlwaysRemembers(t *testing.T) {
+	t.Parallel()
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
 	r3 := startRequest(t, root, "s3", "one\n", "--stdin", "--", "dd", "oflag=append", "conv=notrunc", "of=always.txt")
@@ -39,6 +40,7 @@ func TestWatchApproveAlwaysRemembers(t *testing.T) {
 // why the request asked; one key ("A g") remembers the general pattern,
 // which then approves a different request of the same shape.
 func TestWatchApproveAlwaysGeneral(t *testing.T) {
+	t.Parallel()
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
 	r1 := startRequest(t, root, "s1", "one\n", "--stdin", "--", "dd", "oflag=append", "conv=notrunc", "of=a.txt")
@@ -66,6 +68,7 @@ func TestWatchApproveAlwaysGeneral(t *testing.T) {
 // nothing is remembered without the key, and with it the next request of
 // that shape is approved by itself.
 func TestWatchOffersRuleOnThirdApproval(t *testing.T) {
+	t.Parallel()
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
 	for i, name := range []string{"a.txt", "b.txt", "c.txt"} {
@@ -106,6 +109,7 @@ func TestWatchOffersRuleOnThirdApproval(t *testing.T) {
 // that both rules cover is approved by itself, one that only the first
 // covers still asks.
 func TestWatchApproveAlwaysPerPart(t *testing.T) {
+	t.Parallel()
 	root := project(t, true)
 	screen, key, wait := plainWatch(t, root)
 	script := "dd oflag=append conv=notrunc of=a.txt </dev/null && numfmt --to=iec 1024 >/dev/null; true"

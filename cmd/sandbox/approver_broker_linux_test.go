@@ -33,6 +33,7 @@ func approveWith(t *testing.T, root, id string, extra ...*os.File) (code int, st
 // with a secret file open on descriptor 3; the approved command reaches
 // it neither through /proc/self/fd/3 nor by reading descriptor 3.
 func TestApprovedCommandGetsNoApproverDescriptor(t *testing.T) {
+	t.Parallel()
 	root := project(t, true)
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("APPROVER-SECRET\n"), 0o600)
@@ -52,6 +53,7 @@ func TestApprovedCommandGetsNoApproverDescriptor(t *testing.T) {
 // TestApprovedCommandLeavesNothingRunning: a process the approved command
 // setsid's away is gone once the approval has ended.
 func TestApprovedCommandLeavesNothingRunning(t *testing.T) {
+	t.Parallel()
 	requireRunJail(t)
 	root := project(t, true)
 	r := startRequest(t, root, "bg", "", "--script", "setsid sleep 4321.7 </dev/null >/dev/null 2>&1 & sleep 0.2; echo started")

@@ -50,6 +50,7 @@ func list(t *testing.T, root string, args ...string) []listed {
 // The non-interactive commands other tools depend on: list, show,
 // approve, deny, result, request, with their exit codes.
 func TestApproverCommands(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	if items := list(t, root); len(items) != 0 {
 		t.Fatalf("empty folder lists %v", items)
@@ -105,6 +106,7 @@ func TestApproverCommands(t *testing.T) {
 }
 
 func TestRequestWaitEndsAndCtrlCWithdraws(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	code, _, errs := run(t, root, "request", "--wait", "300ms", "--script", "echo never")
 	if code != 124 || !strings.Contains(errs, "withdrawn") {
@@ -128,6 +130,7 @@ func TestRequestWaitEndsAndCtrlCWithdraws(t *testing.T) {
 
 // Two `sandbox approve` processes racing: exactly one runs the request.
 func TestTwoApproveProcessesRace(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	for i := range 5 {
 		r := startRequest(t, root, fmt.Sprintf("race%d", i), "", "--script", "echo x >> ran.txt")
@@ -157,6 +160,7 @@ func TestTwoApproveProcessesRace(t *testing.T) {
 // The audit log cannot be written: approve refuses with a clear message
 // and nothing runs.
 func TestApproveRefusedWithoutAudit(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	r := startRequest(t, root, "ro", "", "--script", "echo x >> ran.txt") // audited: the log exists
 	hash := hashOf(t, root, r.id)

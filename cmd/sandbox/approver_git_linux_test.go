@@ -64,6 +64,7 @@ func approveIn(t *testing.T, root, dir string) (code int, stdout, stderr string)
 // into .sandbox/; the human approves `git push origin master`. The
 // broker refuses the repository (commondir) and no hook runs.
 func TestApprovedGitPushRunsNoPlantedHook(t *testing.T) {
+	t.Parallel()
 	root := gitProject(t)
 	evil := filepath.Join(root, "evil")
 	marker := filepath.Join(root, ".sandbox", "pwned")
@@ -84,6 +85,7 @@ func TestApprovedGitPushRunsNoPlantedHook(t *testing.T) {
 // config runs core.fsmonitor, and a request whose cwd is sub: refused,
 // and the fsmonitor never runs.
 func TestApprovedGitInNestedRepoRefused(t *testing.T) {
+	t.Parallel()
 	root := gitProject(t)
 	sub := filepath.Join(root, "sub")
 	marker := filepath.Join(root, "fsmonitor-ran")
@@ -106,6 +108,7 @@ func TestApprovedGitInNestedRepoRefused(t *testing.T) {
 // TestApprovedGitPushRuns: without planted files, the approved push runs
 // (in its grant jail) and reaches the remote.
 func TestApprovedGitPushRuns(t *testing.T) {
+	t.Parallel()
 	root := gitProject(t)
 	code, out, errs := approveIn(t, root, root)
 	if code != 0 {
@@ -122,6 +125,7 @@ func TestApprovedGitPushRuns(t *testing.T) {
 // agent's with a pre-push hook, and a pager; the approved push runs and
 // neither does.
 func TestApprovedGitPushIgnoresPlantedConfig(t *testing.T) {
+	t.Parallel()
 	root := gitProject(t)
 	marker := filepath.Join(root, "hook-ran")
 	hooks := filepath.Join(root, "evilhooks")
@@ -148,6 +152,7 @@ func TestApprovedGitPushIgnoresPlantedConfig(t *testing.T) {
 // credentials, and its grant has neither: the hook cannot reach a
 // service on the host, and the push itself lands.
 func TestApprovedLocalPushIsContained(t *testing.T) {
+	t.Parallel()
 	root := gitProject(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // TestApproveRefusedUnderAnAgent runs the real binary: an agent (a fake
@@ -20,6 +19,7 @@ import (
 // scrubbed from the environment, is refused with exitNotHuman and
 // nothing is decided; the same `sandbox approve` from a plain shell runs.
 func TestApproveRefusedUnderAnAgent(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("the ancestry walk reads /proc")
 	}
@@ -56,6 +56,7 @@ func TestApproveRefusedUnderAnAgent(t *testing.T) {
 	for _, argv := range cases {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = root
+		cmd.Env = append(os.Environ(), stateEnv(root)...)
 		out, _ := cmd.CombinedOutput()
 		if code := cmd.ProcessState.ExitCode(); code != exitNotHuman {
 			t.Errorf("%v: exit %d, want %d (refused)\n%s", argv, code, exitNotHuman, out)
@@ -69,6 +70,7 @@ func TestApproveRefusedUnderAnAgent(t *testing.T) {
 	}
 	cmd := exec.Command("sh", "-c", `"$0" approve --hash "$2" "$1"`, bin, id, req.Hash)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), stateEnv(root)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "approved-and-ran") {
 		t.Fatalf("approve from a plain shell: %v\n%s", err, out)
@@ -84,10 +86,7 @@ func TestApprovePlantedReadOfTheKeyRefused(t *testing.T) {
 	bin := sandboxBinary(t)
 	root := project(t, true)
 	f := folder.Folder{Root: root}
-	st, err := userstate.Open(false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := stateOf(root)
 	q, err := queue.Open(f)
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +103,7 @@ func TestApprovePlantedReadOfTheKeyRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "approve", "--hash", req.Hash, id)
+	cmd.Env = append(os.Environ(), stateEnv(root)...)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "own protection") {
@@ -126,6 +126,7 @@ func TestApprovePlantedReadOfTheKeyRefused(t *testing.T) {
 // not a decision for `sandbox result`: it says the request is still
 // pending, reports the forgery, and quarantines the file.
 func TestForgedResultNotBelievedByResult(t *testing.T) {
+	t.Parallel()
 	root := project(t, true)
 	f := folder.Folder{Root: root}
 	q, err := queue.Open(f)

@@ -62,8 +62,9 @@ func (p *tmuxPane) alive() bool {
 // (no part of an escape sequence is taken for a command key), d asks for a
 // reason on a line, q quits and the session ends.
 func TestWatchInATerminal(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
-	pane := newTmuxPane(t, sandboxLine(t, "watch", root))
+	pane := newTmuxPane(t, sandboxLine(t, root, "watch", root))
 	pane.waitFor("waiting for requests")
 
 	r1 := startRequest(t, root, "t1", "", "--script", "echo from-the-terminal")
@@ -122,8 +123,9 @@ func (p *tmuxPane) visible() string {
 // line instead of scrolling it away; the prompt names the request it
 // acts on; accepting a policy change is one key, as every other action.
 func TestWatchArrivalsKeepTheRequestOnScreen(t *testing.T) {
+	t.Parallel()
 	root := project(t, true)
-	pane := newTmuxPane(t, sandboxLine(t, "watch", root))
+	pane := newTmuxPane(t, sandboxLine(t, root, "watch", root))
 	pane.waitFor("waiting for requests")
 	r1 := startRequest(t, root, "k1", "", "--script", "echo first-one")
 	pane.waitFor(r1.id + " ")

@@ -50,6 +50,7 @@ func plainWatch(t *testing.T, root string) (screen *transcript, key func(string)
 // terminal would: approve, deny with a reason, and every agent-controlled
 // text escaped.
 func TestWatchPlainThroughAPipe(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	screen, key, wait := plainWatch(t, root)
 

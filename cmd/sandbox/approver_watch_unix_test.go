@@ -16,6 +16,7 @@ import (
 // approver was killed while running it (interrupted, never run again) and
 // a bad file in pending/ (quarantined); neither blocks the next request.
 func TestWatchShowsInterruptedAndQuarantined(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	r := startRequest(t, root, "k", "", "--script", "echo $$ >> pids.txt; exec sleep 60")
 	approve := sandboxCmd(t, root, "approve", r.id, "--hash", hashOf(t, root, r.id))

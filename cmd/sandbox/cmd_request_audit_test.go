@@ -10,7 +10,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // auditRecords reads root's audit log, authenticated with the user's key.
@@ -20,10 +19,7 @@ func auditRecords(t *testing.T, root string) []audit.Record {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := userstate.Open(false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := projectState(t, root)
 	var recs []audit.Record
 	err = audit.Read(context.Background(), f, st, 0, func(r audit.Record) error {
 		recs = append(recs, r)
@@ -38,6 +34,7 @@ func auditRecords(t *testing.T, root string) []audit.Record {
 // sandbox request records its side: request.created by "cli" with the
 // request's id and content hash, before anyone can decide it.
 func TestRequestAudited(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	r := startRequest(t, root, "audited", "", "--script", "echo hi")
 	var created *audit.Record
@@ -60,6 +57,7 @@ func TestRequestAudited(t *testing.T) {
 // Without an audit log that can be written, sandbox request refuses to
 // submit: nothing is left for a human to approve.
 func TestRequestRefusedWithoutAudit(t *testing.T) {
+	t.Parallel()
 	t.Run("log cannot be opened", func(t *testing.T) {
 		root := project(t, false)
 		testenv.MakeReadOnly(t, auditDir(t, root))
@@ -95,11 +93,7 @@ func requestRefused(t *testing.T, root string) {
 // auditDir is root's audit dir in the user's state.
 func auditDir(t *testing.T, root string) string {
 	t.Helper()
-	st, err := userstate.Open(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := audit.Dir(folder.Folder{Root: root}, st)
+	dir, err := audit.Dir(folder.Folder{Root: root}, projectState(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}

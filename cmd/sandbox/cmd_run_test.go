@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
 )
 
@@ -57,6 +58,24 @@ func requireRunJail(t *testing.T) {
 			testenv.Skip(t, "jail layer "+string(lr.Layer)+": "+lr.Detail)
 		}
 	}
+}
+
+// jailProject is a project with a bus and a private per-user state dir
+// that only the environment stateEnv gives names, so that the test may run
+// in parallel with others; runProject points the test's own at it.
+func jailProject(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".sandbox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := userstate.OpenDir(filepath.Join(t.TempDir(), "state", "sandbox"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states.Store(root, st)
+	t.Cleanup(func() { states.Delete(root) })
+	return root
 }
 
 // runProject is a project with a bus, and a private per-user state dir.

@@ -5,6 +5,7 @@ import (
 )
 
 func TestServeListensOnLoopbackUnlessAllowedRemoteWithTLS(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		opts serveOptions

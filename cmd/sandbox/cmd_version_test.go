@@ -7,6 +7,7 @@ import (
 )
 
 func TestVersionOf(t *testing.T) {
+	t.Parallel()
 	vcs := func(kv ...string) []debug.BuildSetting {
 		var s []debug.BuildSetting
 		for i := 0; i < len(kv); i += 2 {

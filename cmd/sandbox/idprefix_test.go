@@ -9,6 +9,7 @@ import (
 // ambiguous one acts on nothing and lists the candidates; completion
 // offers the pending ids.
 func TestIDPrefixes(t *testing.T) {
+	t.Parallel()
 	root := project(t, false)
 	r1 := startRequest(t, root, "p1", "", "--script", "echo one")
 	r2 := startRequest(t, root, "p2", "", "--script", "echo two")

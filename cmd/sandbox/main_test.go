@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -13,7 +16,17 @@ import (
 // serves as the `sandbox` command of the CLI contract scripts
 // (testdata/script, TestScript): testscript puts a copy of this binary
 // named sandbox on their PATH, and that copy runs main.
+//
+// No test may come upon a per-user state it was not given: a test that
+// runs sandbox processes hands each one its project's state (stateEnv),
+// and one that runs sandbox code in its own process sets it (useState,
+// t.Setenv). So the environment's default points nowhere usable; a state
+// found there would be the real user's, and a test that ran in parallel
+// with another's t.Setenv could pick up that one's.
 func TestMain(m *testing.M) {
 	launcher.MaybeInit()
+	if os.Getenv(approverMainVar) != "1" && filepath.Base(os.Args[0]) != "sandbox" && runtime.GOOS != "windows" {
+		os.Setenv("XDG_STATE_HOME", "/dev/null/no-per-user-state-in-tests")
+	}
 	testscript.Main(m, map[string]func(){"sandbox": main})
 }

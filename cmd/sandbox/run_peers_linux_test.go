@@ -39,14 +39,15 @@ type peerCase struct {
 // the project the jail must not reach.
 type peerEnv struct {
 	bin, root, out, home string
-	port, tcp            int    // allowed HTTP server; a host TCP service nobody allowed
-	sock, hostTmp        string // a unix socket and a file in the host's /tmp
+	env                  []string // of every sandbox process: HOME and the state
+	port, tcp            int      // allowed HTTP server; a host TCP service nobody allowed
+	sock, hostTmp        string   // a unix socket and a file in the host's /tmp
 	repl                 *strings.Replacer
 }
 
 func newPeerEnv(t *testing.T) *peerEnv {
 	t.Helper()
-	p := &peerEnv{bin: sandboxBinary(t), root: runProject(t), out: outsideTmp(t), home: outsideTmp(t)}
+	p := &peerEnv{bin: sandboxBinary(t), root: jailProject(t), out: outsideTmp(t), home: outsideTmp(t)}
 	if out, err := exec.Command("git", "-C", p.root, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
@@ -55,7 +56,7 @@ func newPeerEnv(t *testing.T) *peerEnv {
 	}
 	mustWriteFile(t, filepath.Join(p.home, ".ssh/id_ed25519"), "PRIVATE KEY")
 	mustWriteFile(t, filepath.Join(p.home, ".aws/config"), "original")
-	t.Setenv("HOME", p.home)
+	p.env = append(append(os.Environ(), "HOME="+p.home), stateEnv(p.root)...)
 	p.port = peerHTTP(t)
 	p.tcp = peerTCP(t)
 	p.sock, p.hostTmp = peerUnix(t), peerHostTmp(t)
@@ -82,7 +83,7 @@ func newPeerEnv(t *testing.T) *peerEnv {
 func (p *peerEnv) sandbox(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command(p.bin, args...)
-	cmd.Dir = p.root
+	cmd.Dir, cmd.Env = p.root, p.env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sandbox %v: %v\n%s", args, err, out)
 	}
@@ -92,7 +93,7 @@ func (p *peerEnv) sandbox(t *testing.T, args ...string) {
 func (p *peerEnv) run(t *testing.T, script string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(p.bin, "run", "--ci", "--dir", p.root, "--", "/bin/bash", "-c", p.repl.Replace(script))
-	cmd.Dir = p.root
+	cmd.Dir, cmd.Env = p.root, p.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -247,6 +248,7 @@ var peerCases = []peerCase{
 }
 
 func TestPeerSandboxSuites(t *testing.T) {
+	t.Parallel()
 	requireRunJail(t)
 	requireTools(t, "perl", "curl", "wget", "getent", "ssh", "git")
 	p := newPeerEnv(t)
@@ -268,6 +270,7 @@ func TestPeerSandboxSuites(t *testing.T) {
 // orphan processes after timeout kills sandbox", with the supervisor
 // killed from outside.
 func TestPeerSandboxSuitesKillOnEnd(t *testing.T) {
+	t.Parallel()
 	requireRunJail(t)
 	p := newPeerEnv(t)
 	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
@@ -275,6 +278,7 @@ func TestPeerSandboxSuitesKillOnEnd(t *testing.T) {
 			marker := "tick-" + strings.ReplaceAll(sig.String(), " ", "")
 			cmd := exec.Command(p.bin, "run", "--ci", "--dir", p.root, "--", "/bin/bash", "-c",
 				"for i in $(seq 1 500); do echo tick >> "+filepath.Join(p.root, marker)+"; sleep 0.05; done")
+			cmd.Env = p.env
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}

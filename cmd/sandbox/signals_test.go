@@ -13,6 +13,7 @@ import (
 // TestNotifyContext: once registered, a signal cancels the context
 // instead of killing the process; stop cancels it too.
 func TestNotifyContext(t *testing.T) {
+	t.Parallel()
 	t.Run("signal", func(t *testing.T) {
 		ctx, stop, registered := notifyContextAsync(context.Background(), syscall.SIGUSR1)
 		defer stop()
@@ -42,6 +43,7 @@ func TestNotifyContext(t *testing.T) {
 // TestIgnoreUntilArmed: before arm a signal is ignored (neither kills the
 // process nor cancels the context); after it, a signal cancels.
 func TestIgnoreUntilArmed(t *testing.T) {
+	t.Parallel()
 	defer signal.Reset(syscall.SIGUSR1)
 	ctx, arm, stop := ignoreUntilArmed(context.Background(), syscall.SIGUSR1)
 	defer stop()

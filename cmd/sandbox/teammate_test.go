@@ -107,6 +107,7 @@ func committedHook(t *testing.T, root string) string {
 // true thing and his first acceptance is guided, and
 // nothing of alice's state is visible or touched.
 func TestTeammate(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the committed hook line is a POSIX shell line")
 	}

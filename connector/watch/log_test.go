@@ -12,6 +12,7 @@ import (
 // What watch logs never reaches the screen as a log record: the screen
 // gets one line in words, the file the record.
 func TestWatchLogStaysOffTheScreen(t *testing.T) {
+	t.Parallel()
 	var screen strings.Builder
 	path := filepath.Join(t.TempDir(), watchLogName)
 	f, err := os.Create(path)
