@@ -122,18 +122,6 @@ func stateEnv(dir string) []string {
 	return nil
 }
 
-// useState points the test's environment at the per-user state of the
-// project at root, for a test that runs sandbox code in its own process
-// (which finds the state only there). Such a test cannot run in parallel.
-func useState(t *testing.T, root string) {
-	t.Helper()
-	st := stateOf(root)
-	if st == nil {
-		t.Fatalf("%s is not a test project", root)
-	}
-	testenv.UseState(t, st)
-}
-
 // transcript collects a process's output and waits for text in it.
 type transcript struct {
 	mu  sync.Mutex

@@ -101,14 +101,21 @@ func TestWatchInATerminal(t *testing.T) {
 }
 
 // quit presses q and waits (bounded) for watch to end.
+//
+// watch drops the keys typed before its screen last changed (so that a key
+// meant for one request never acts on the next), and a request that
+// arrives or goes stale redraws it: q is typed again each second until
+// watch has quit.
 func (p *tmuxPane) quit() {
 	p.t.Helper()
-	p.keys("q")
-	for range 200 {
-		if !p.alive() {
-			return
+	for end := time.Now().Add(testenv.WaitTimeout); time.Now().Before(end); {
+		p.keys("q")
+		for range 20 {
+			if !p.alive() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	p.t.Fatalf("watch did not quit on q:\n%s", p.screen())
 }

@@ -19,8 +19,8 @@ import (
 //
 // No test may come upon a per-user state it was not given: a test that
 // runs sandbox processes hands each one its project's state (stateEnv),
-// and one that runs sandbox code in its own process sets it (useState,
-// t.Setenv). So the environment's default points nowhere usable; a state
+// and one that runs sandbox code in its own process sets it (t.Setenv,
+// testenv.UseState). So the environment's default points nowhere usable; a state
 // found there would be the real user's, and a test that ran in parallel
 // with another's t.Setenv could pick up that one's.
 func TestMain(m *testing.M) {
