@@ -42,4 +42,18 @@ if [ -n "$out" ]; then
   echo "deadcode: unreachable functions (delete them, or use them where they are documented)" >&2
   status=1
 fi
+# docs/DEVELOPING.md is the map a newcomer follows: every repository path
+# it names in backquotes (a word with a slash or a file extension, not a
+# pattern or a placeholder) must exist.
+echo "== paths named by docs/DEVELOPING.md"
+missing=$(grep -o '`[^` ]*`' docs/DEVELOPING.md | tr -d '`' |
+  grep -E '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*/?$' | grep -E '/|\.(go|sh|md|yaml|json|txt)$' |
+  grep -v '^\.\./' | grep -v '^\.sandbox/' | sort -u |
+  while read -r p; do [ -e "$p" ] || echo "$p"; done)
+if [ -n "$missing" ]; then
+  echo "$missing"
+  echo "docs/DEVELOPING.md names paths that do not exist (update the map)" >&2
+  status=1
+fi
+
 exit $status
