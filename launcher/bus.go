@@ -15,6 +15,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/shims"
@@ -139,7 +140,7 @@ func (b *Bus) Policy() *policy.Engine {
 
 // load reads the accepted policy and keeps the shims' cache current.
 func (b *Bus) load() (*policy.Engine, error) {
-	e, warns, err := policy.Load(b.f, b.st, b.log)
+	e, warns, err := store.Load(b.f, b.st, b.log)
 	if err != nil {
 		return nil, err
 	}

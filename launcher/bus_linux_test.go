@@ -17,7 +17,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -102,7 +102,7 @@ func TestJailProxyEscalates(t *testing.T) {
 			// lets the proxy ask a human about it
 			yaml := "version: 1\nnetwork:\n  escalate: [\"127.0.0.2\"]\n"
 			mustWrite(t, e.project.Policy(), yaml)
-			if err := policy.Accept(e.project, st, []byte(yaml)); err != nil {
+			if err := store.Accept(e.project, st, []byte(yaml)); err != nil {
 				t.Fatal(err)
 			}
 			exe, _ := os.Executable()

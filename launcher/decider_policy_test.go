@@ -10,7 +10,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -33,7 +33,7 @@ func deciderBus(t *testing.T, yaml string) *Bus {
 	if err := os.WriteFile(f.Policy(), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := policy.Accept(f, st, []byte(yaml)); err != nil {
+	if err := store.Accept(f, st, []byte(yaml)); err != nil {
 		t.Fatal(err)
 	}
 	exe, _ := os.Executable()

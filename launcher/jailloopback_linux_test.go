@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -92,7 +92,7 @@ func loopbackBus(t *testing.T, e *testJail, yaml string) (*Bus, *userstate.State
 		t.Fatal(err)
 	}
 	mustWrite(t, e.project.Policy(), yaml)
-	if err := policy.Accept(e.project, st, []byte(yaml)); err != nil {
+	if err := store.Accept(e.project, st, []byte(yaml)); err != nil {
 		t.Fatal(err)
 	}
 	exe, _ := os.Executable()

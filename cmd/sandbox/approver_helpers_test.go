@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -75,7 +76,7 @@ func project(t *testing.T, accept bool) string {
 	if accept {
 		data := policy.DefaultYAML()
 		os.WriteFile(f.Policy(), data, 0o644)
-		if err := policy.Accept(f, st, data); err != nil {
+		if err := store.Accept(f, st, data); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -23,7 +24,7 @@ func classify(f folder.Folder, req *queue.Request, logger *slog.Logger) (verdict
 	if err != nil {
 		return verdict{}, err
 	}
-	e, _, err := policy.Load(f, st, logger)
+	e, _, err := store.Load(f, st, logger)
 	if err != nil {
 		return verdict{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
@@ -54,7 +55,7 @@ func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approv
 		Memory: approver.NewPolicyMemory(f, st, logger), EnvPass: pass,
 		Jail: &launcher.GrantJail{Folder: f, StateDir: st.Dir, Logger: logger},
 		Policy: func() (*policy.Engine, error) {
-			e, _, err := policy.Load(f, st, logger)
+			e, _, err := store.Load(f, st, logger)
 			return e, err
 		},
 	})
@@ -85,7 +86,7 @@ func grantLines(grantFor func(*queue.Request, []string) broker.Grant, pass []str
 // for the commands that show a request without deciding it.
 func policyGrant(f folder.Folder, st *userstate.State, log *slog.Logger) func(*queue.Request, []string) broker.Grant {
 	return func(req *queue.Request, env []string) broker.Grant {
-		e, _, err := policy.Load(f, st, log)
+		e, _, err := store.Load(f, st, log)
 		if err != nil || e == nil {
 			return broker.Grant{}
 		}
@@ -97,7 +98,7 @@ func policyGrant(f folder.Folder, st *userstate.State, log *slog.Logger) func(*q
 // envPassList is the accepted policy's broker.env: the variables approved
 // commands receive from the approver's environment.
 func envPassList(f folder.Folder, st *userstate.State, logger *slog.Logger) []string {
-	e, _, err := policy.Load(f, st, logger)
+	e, _, err := store.Load(f, st, logger)
 	if err != nil || e.Policy() == nil {
 		return nil
 	}

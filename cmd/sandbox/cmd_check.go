@@ -13,6 +13,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
 )
@@ -106,14 +107,14 @@ func runCheck(_ context.Context, opts *checkOptions) error {
 func loadEngine(f folder.Folder, errw io.Writer) (*policy.Engine, error) {
 	st, err := userstate.Open(false)
 	if errors.Is(err, fs.ErrNotExist) { // a new machine: the one message of a fresh clone
-		fmt.Fprintf(errw, "sandbox: warning: %s\n", policy.NotAcceptedMessage)
+		fmt.Fprintf(errw, "sandbox: warning: %s\n", store.NotAcceptedMessage)
 		return policy.New(f.Root, nil, policy.Options{Logger: stderrLogger(errw)})
 	}
 	if err != nil {
 		fmt.Fprintf(errw, "sandbox: warning: %s; nothing is accepted here, everything escalates\n", display.EscapeLine(err.Error()))
 		return policy.New(f.Root, nil, policy.Options{Logger: stderrLogger(errw)})
 	}
-	e, warns, err := policy.Load(f, st, stderrLogger(errw))
+	e, warns, err := store.Load(f, st, stderrLogger(errw))
 	for _, w := range warns {
 		fmt.Fprintf(errw, "sandbox: warning: %s\n", display.Escape(w.Message))
 	}

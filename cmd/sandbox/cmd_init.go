@@ -13,6 +13,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
 )
@@ -126,7 +127,7 @@ func initPolicy(out io.Writer, f folder.Folder, st *userstate.State) error {
 	if werr != nil {
 		return fmt.Errorf("init: %w", werr)
 	}
-	if err := policy.Accept(f, st, data); err != nil {
+	if err := store.Accept(f, st, data); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote and accepted the default policy %s\n", f.Policy())
@@ -134,7 +135,7 @@ func initPolicy(out io.Writer, f folder.Folder, st *userstate.State) error {
 }
 
 func reportExistingPolicy(out io.Writer, f folder.Folder, st *userstate.State) error {
-	_, _, changed, err := policy.Pending(f, st)
+	_, _, changed, err := store.Pending(f, st)
 	if err != nil || changed {
 		fmt.Fprintf(out, "%s is not accepted yet: review it with `sandbox policy diff`, then `sandbox policy accept`\n", f.Policy())
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/connector/watch"
@@ -81,7 +82,7 @@ func runPolicyShow(_ context.Context, opts *policyOptions) error {
 	var current, accepted []byte
 	changed := true
 	if st, serr := userstate.Open(false); serr == nil {
-		if current, accepted, changed, err = policy.Pending(f, st); err != nil {
+		if current, accepted, changed, err = store.Pending(f, st); err != nil {
 			return err
 		}
 	}
@@ -109,10 +110,10 @@ func runPolicyDiff(_ context.Context, opts *policyOptions) error {
 	var current, accepted []byte
 	changed := true
 	if st, serr := userstate.Open(false); serr == nil {
-		if current, accepted, changed, err = policy.Pending(f, st); err != nil {
+		if current, accepted, changed, err = store.Pending(f, st); err != nil {
 			return err
 		}
-	} else if current, err = policy.ReadPolicyFile(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if current, err = store.ReadPolicyFile(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	switch {
@@ -147,15 +148,15 @@ func runPolicyAccept(_ context.Context, opts *policyOptions) error {
 	if err != nil {
 		return err
 	}
-	current, err := policy.ReadPolicyFile(f)
+	current, err := store.ReadPolicyFile(f)
 	if err != nil {
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("cannot read the policy: %v", err)}
 	}
 	if _, err := policy.Parse(f.Policy(), current); err != nil {
 		return &exitError{code: exitFailure, msg: "refusing to accept an invalid policy:\n" + display.Escape(err.Error())}
 	}
-	accepted, aerr := policy.Accepted(f, st)
-	if aerr != nil && !errors.Is(aerr, policy.ErrNotAccepted) {
+	accepted, aerr := store.Accepted(f, st)
+	if aerr != nil && !errors.Is(aerr, store.ErrNotAccepted) {
 		fmt.Fprintf(opts.err, "sandbox: warning: %s\n", display.EscapeLine(aerr.Error()))
 	}
 	if aerr == nil && string(accepted) == string(current) {
@@ -172,7 +173,7 @@ func runPolicyAccept(_ context.Context, opts *policyOptions) error {
 			return err
 		}
 	}
-	if err := policy.Accept(f, st, current); err != nil {
+	if err := store.Accept(f, st, current); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.out, "Accepted for %s.\n", display.EscapeLine(f.Root))

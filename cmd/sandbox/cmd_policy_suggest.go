@@ -15,6 +15,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
@@ -85,7 +86,7 @@ func runPolicySuggest(ctx context.Context, opts *suggestOptions) error {
 		fmt.Fprintln(opts.out, "Nothing to learn from: no approvals have been recorded here yet.")
 		return nil
 	}
-	accepted, err := policy.Accepted(f, st)
+	accepted, err := store.Accepted(f, st)
 	if err != nil {
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("policy suggest: %v (accept a policy first: `sandbox policy accept`)", err)}
 	}
@@ -111,7 +112,7 @@ func runPolicySuggest(ctx context.Context, opts *suggestOptions) error {
 
 // suggest learns from the verified audit log and builds the diff.
 func suggest(ctx context.Context, f folder.Folder, st *userstate.State, opts *suggestOptions, accepted []byte) (*suggestReport, error) {
-	e, _, err := policy.Load(f, st, slog.New(slog.DiscardHandler))
+	e, _, err := store.Load(f, st, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func anyWritable(ss []policy.Suggestion) bool {
 // policy.yaml is the accepted policy (a pending change of the human's is
 // never mixed with learned rules).
 func writeSuggested(f folder.Folder, st *userstate.State, rep *suggestReport) error {
-	_, accepted, changed, err := policy.Pending(f, st)
+	_, accepted, changed, err := store.Pending(f, st)
 	if err != nil {
 		return err
 	}

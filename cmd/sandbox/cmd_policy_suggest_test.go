@@ -13,6 +13,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -130,7 +131,7 @@ func TestPolicySuggestCLI(t *testing.T) {
 	}
 	f, _ := folder.New(root)
 	st, _ := userstate.Open(false)
-	e, _, err := policy.Load(f, st, nil)
+	e, _, err := store.Load(f, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

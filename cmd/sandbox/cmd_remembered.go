@@ -13,7 +13,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
@@ -78,7 +78,7 @@ func runRememberedList(_ context.Context, opts *rememberedOptions) error {
 	}
 	views := []rememberedView{}
 	if st, serr := userstate.Open(false); serr == nil {
-		rem, warns := policy.LoadRemembered(f, st)
+		rem, warns := store.LoadRemembered(f, st)
 		for _, w := range warns {
 			fmt.Fprintf(opts.err, "sandbox: warning: %s\n", display.EscapeLine(w.Message))
 		}
@@ -137,8 +137,8 @@ func runRememberedForget(_ context.Context, opts *rememberedOptions) error {
 		Detail: map[string]any{"ids": what, "user": queue.LocalUser()}}); err != nil {
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("not forgotten: the audit log cannot be written: %v", err)}
 	}
-	gone, err := policy.Forget(f, st, opts.args, opts.all)
-	if errors.Is(err, policy.ErrNotFound) {
+	gone, err := store.Forget(f, st, opts.args, opts.all)
+	if errors.Is(err, store.ErrNotFound) {
 		return &exitError{code: exitFailure, msg: err.Error() + " (see `sandbox remembered list`); nothing forgotten"}
 	}
 	if err != nil {

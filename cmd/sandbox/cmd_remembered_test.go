@@ -7,6 +7,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -24,7 +25,7 @@ func TestRememberedCLI(t *testing.T) {
 		{Trigger: policy.Shell, Tier: policy.Allow, Pattern: "npm install **", By: "alice"},
 		{Trigger: policy.Network, Tier: policy.Deny, Pattern: "evil.test"},
 	} {
-		if err := policy.Remember(f, st, r); err != nil {
+		if err := store.Remember(f, st, r); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/gemini"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/mcpserver"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/connector/windsurf"
 )
@@ -64,7 +64,7 @@ func policyCheck(f folder.Folder) check {
 		c.Status, c.Detail = statusBroken, "no policy accepted on this machine: run `sandbox policy accept` (every call escalates until then)"
 		return c
 	}
-	_, accepted, changed, err := policy.Pending(f, st)
+	_, accepted, changed, err := store.Pending(f, st)
 	switch {
 	case err != nil:
 		c.Status, c.Detail = statusBroken, err.Error()

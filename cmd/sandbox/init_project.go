@@ -10,7 +10,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/install"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -73,7 +73,7 @@ func printInitSummary(out io.Writer, f folder.Folder, st *userstate.State, rerun
 	if rerun {
 		fmt.Fprintln(out, "Already in place:")
 		fmt.Fprintf(out, "  %s\n", display.EscapeLine(f.Dir()))
-		if _, _, changed, err := policy.Pending(f, st); err == nil && !changed {
+		if _, _, changed, err := store.Pending(f, st); err == nil && !changed {
 			fmt.Fprintln(out, "  the policy, accepted on this machine")
 		}
 		for _, name := range m.Names() {

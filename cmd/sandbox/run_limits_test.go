@@ -6,6 +6,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
@@ -19,7 +20,7 @@ func TestRunLimitsFromPolicy(t *testing.T) {
 	testenv.UseState(t, st)
 	data := append(policy.DefaultYAML(), []byte("\nlimits: {memory: 1GiB, pids: 300, cpu: 150%}\n")...)
 	os.WriteFile(f.Policy(), data, 0o644)
-	if err := policy.Accept(f, st, data); err != nil {
+	if err := store.Accept(f, st, data); err != nil {
 		t.Fatal(err)
 	}
 	got, err := withPolicyLimits(load(t, f), launcher.Limits{Pids: 64})
@@ -52,7 +53,7 @@ func load(t *testing.T, f folder.Folder) *policy.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, _, err := policy.Load(f, st, nil)
+	eng, _, err := store.Load(f, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/serve"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -14,15 +14,15 @@ type servePolicies struct {
 }
 
 func (p servePolicies) Pending(f folder.Folder) (current, accepted []byte, changed bool, err error) {
-	return policy.Pending(f, p.st)
+	return store.Pending(f, p.st)
 }
 
 func (p servePolicies) Accept(f folder.Folder, data []byte) error {
-	return policy.Accept(f, p.st, data)
+	return store.Accept(f, p.st, data)
 }
 
 func (p servePolicies) Remembered(f folder.Folder) ([]serve.RememberedView, []string) {
-	rem, warns := policy.LoadRemembered(f, p.st)
+	rem, warns := store.LoadRemembered(f, p.st)
 	var out []serve.RememberedView
 	for _, r := range rem {
 		out = append(out, serve.RememberedView{ID: r.ID(), Trigger: string(r.Trigger), Tier: r.Tier.String(),

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -66,7 +67,7 @@ func (m *PolicyMemory) RememberParts(req *queue.Request, rules []policy.Remember
 		return err
 	}
 	for _, r := range rs {
-		if err := policy.Remember(m.f, m.st, r); err != nil {
+		if err := store.Remember(m.f, m.st, r); err != nil {
 			return err
 		}
 	}

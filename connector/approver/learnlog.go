@@ -11,6 +11,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -104,7 +105,7 @@ const (
 // audit log counts) and no rule covers it yet. Only requests with one
 // escalated part qualify; part is it, and sugg.Pattern the rule.
 func Offer(ctx context.Context, f folder.Folder, st *userstate.State, req *queue.Request, now time.Time) (part policy.Part, sugg policy.Suggestion, ok bool) {
-	e, _, err := policy.Load(f, st, slog.New(slog.DiscardHandler))
+	e, _, err := store.Load(f, st, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return part, sugg, false
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -33,7 +34,7 @@ func NewPolicyMemory(f folder.Folder, st *userstate.State, log *slog.Logger) *Po
 }
 
 func (m *PolicyMemory) engine(extra ...policy.Remembered) (*policy.Engine, error) {
-	e, _, err := policy.LoadWith(m.f, m.st, policy.Options{Remembered: extra, Logger: m.log})
+	e, _, err := store.LoadWith(m.f, m.st, policy.Options{Remembered: extra, Logger: m.log})
 	return e, err
 }
 
@@ -100,7 +101,7 @@ func (m *PolicyMemory) Remember(req *queue.Request, pattern string, who Identity
 	if err != nil {
 		return err
 	}
-	return policy.Remember(m.f, m.st, r)
+	return store.Remember(m.f, m.st, r)
 }
 
 // candidate is the remembered allow of pattern for req, checked to

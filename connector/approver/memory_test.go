@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -21,7 +22,7 @@ func withDefaultPolicy(t *testing.T, tf *testFolder) *PolicyMemory {
 	if err := os.WriteFile(tf.f.Policy(), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := policy.Accept(tf.f, tf.st, data); err != nil {
+	if err := store.Accept(tf.f, tf.st, data); err != nil {
 		t.Fatal(err)
 	}
 	return NewPolicyMemory(tf.f, tf.st, nil)
@@ -72,7 +73,7 @@ func TestRememberedDenyDenies(t *testing.T) {
 	tf := newTestFolder(t)
 	withDefaultPolicy(t, tf)
 	req := tf.appendID(t, "x")
-	err := policy.Remember(tf.f, tf.st, policy.Remembered{Trigger: policy.Shell, Tier: policy.Deny, Pattern: "tee **"})
+	err := store.Remember(tf.f, tf.st, policy.Remembered{Trigger: policy.Shell, Tier: policy.Deny, Pattern: "tee **"})
 	if err != nil {
 		t.Fatal(err)
 	}

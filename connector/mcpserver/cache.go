@@ -10,7 +10,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -37,7 +37,7 @@ func (c *statusCache) policy(f folder.Folder, us *userstate.State, log *slog.Log
 	if key == c.policyKey {
 		return c.policyVal
 	}
-	eng, warns, err := policy.Load(f, us, log)
+	eng, warns, err := store.Load(f, us, log)
 	if err != nil {
 		return PolicyStatus{State: "unavailable", Rules: map[string]map[string]int{}, Warnings: []string{err.Error()}}
 	}

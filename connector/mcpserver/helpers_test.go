@@ -20,6 +20,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -91,7 +92,7 @@ func setupFixture(t testing.TB, env ...string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := policy.Accept(f, st, policy.DefaultYAML()); err != nil {
+	if err := store.Accept(f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
 	q, err := queue.Open(f, queue.WithKey(st.Key))

@@ -8,6 +8,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/live"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -53,7 +54,7 @@ func (s *Server) ensurePolicy(core *hook.Core) error {
 		core.Close()
 		return fmt.Errorf("per-user state: %w", err)
 	}
-	eng, warns, err := policy.Load(core.Folder, st, s.log)
+	eng, warns, err := store.Load(core.Folder, st, s.log)
 	if err != nil {
 		core.Close()
 		return fmt.Errorf("policy: %w", err)

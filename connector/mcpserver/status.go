@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -98,7 +99,7 @@ func (s *Server) collect() *Status {
 	return st
 }
 
-func policySummary(eng *policy.Engine, warns []policy.Warning) PolicyStatus {
+func policySummary(eng *policy.Engine, warns []store.Warning) PolicyStatus {
 	ps := PolicyStatus{State: eng.Status().String(), Pending: eng.Status() == policy.StatusPending,
 		Rules: map[string]map[string]int{}}
 	if p := eng.Policy(); p != nil {

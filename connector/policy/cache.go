@@ -4,37 +4,29 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/sandbox-dev/sandbox/connector/atomicfile"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // The compiled form of the accepted policy is cached in the per-folder
-// state dir, so that a hook or `sandbox check` does not decode YAML on
-// every call. It is signed like every record there; a cache that fails
-// its signature or names other bytes is ignored (and the YAML parsed).
-const (
-	cacheName    = "accepted-policy.cache"
-	cacheDomain  = "sandbox policy-cache v1"
-	cacheVersion = "4" // 2: shims; 3: every non-rule field of Policy as JSON; 4: jailed
-)
+// state dir (package connector/policy/store signs and keeps it), so that a
+// hook or `sandbox check` does not decode YAML on every call. This is its
+// payload: EncodeCache writes it, DecodeCache reads it.
+const cacheVersion = "4" // 2: shims; 3: every non-rule field of Policy as JSON; 4: jailed
 
 var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
 
 // defaultSettings is the S line of a policy that sets nothing but its
-// version (the default policy's): decodeCache takes it without
+// version (the default policy's): DecodeCache takes it without
 // encoding/json, whose first use in a process costs about 0.2 ms.
 // TestDefaultSettingsLine keeps it in step with Policy.
 const defaultSettings = `{"File":"","SHA256":"","Version":1,"Rules":null,"CI":null,` +
 	`"Limits":{"Memory":"","PIDs":0,"CPU":""},"Broker":{"Env":null},"Hook":{"Wait":0,"DeferAllow":false},"Run":{"Env":{}},"Shims":null}`
 
-// encodeCache writes p as lines: a header naming the policy's SHA-256,
+// EncodeCache writes p as lines: a header naming the policy's SHA-256,
 // the non-rule settings as JSON, then one line per rule with
 // tab-separated, quoted fields.
-func encodeCache(p *Policy) ([]byte, error) {
+func EncodeCache(p *Policy) ([]byte, error) {
 	settings, err := json.Marshal(settingsOf(p))
 	if err != nil {
 		return nil, err
@@ -70,11 +62,11 @@ func settingsOf(p *Policy) *Policy {
 	return &s
 }
 
-// decodeCache rebuilds the policy whose bytes hash to sha. The lines
+// DecodeCache rebuilds the policy whose bytes hash to sha. The lines
 // are cut out of one string (no copy per line or field), and shell rules
 // whose command name is a plain word are compiled on first use: the
 // cache is signed and was written from a parsed policy.
-func decodeCache(data []byte, file, sha string) (*Policy, error) {
+func DecodeCache(data []byte, file, sha string) (*Policy, error) {
 	text := string(data)
 	head, text, _ := strings.Cut(text, "\n")
 	if head != "sandbox-policy-cache\t"+cacheVersion+"\t"+sha {
@@ -192,32 +184,4 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-// readCache returns the cached accepted policy of the folder at root,
-// or nil when there is no valid cache for the bytes hashing to sha.
-func readCache(dir string, st *userstate.State, root, file, sha string) *Policy {
-	data, err := readSmall(filepath.Join(dir, cacheName), 4*MaxPolicySize)
-	if err != nil {
-		return nil
-	}
-	sig, payload, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || !verifyMACWith(st.Key, string(sig), cacheDomain, []string{root}, payload) {
-		return nil
-	}
-	p, err := decodeCache(payload, file, sha)
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
-// writeCache stores p for the folder at root; failing is harmless.
-func writeCache(dir string, st *userstate.State, root string, p *Policy) error {
-	payload, err := encodeCache(p)
-	if err != nil {
-		return err
-	}
-	sig := macWith(st.Key, cacheDomain, []string{root}, payload)
-	return atomicfile.WriteFile(filepath.Join(dir, cacheName), append([]byte(sig+"\n"), payload...), 0o600)
 }

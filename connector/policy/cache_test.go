@@ -1,9 +1,9 @@
 package policy
 
 import (
+	"crypto/sha256"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,11 +18,11 @@ func TestCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := encodeCache(p)
+	data, err := EncodeCache(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := decodeCache(data, "p.yaml", p.SHA256)
+	q, err := DecodeCache(data, "p.yaml", p.SHA256)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,35 +50,8 @@ func TestCacheRoundTrip(t *testing.T) {
 	if a, b := strip(p), strip(q); !reflect.DeepEqual(a, b) {
 		t.Errorf("cache round trip differs:\n%+v\n%+v", a, b)
 	}
-	if _, err := decodeCache(data, "p.yaml", sha256Hex([]byte("other"))); err == nil {
+	if _, err := DecodeCache(data, "p.yaml", fmt.Sprintf("%x", sha256.Sum256([]byte("other")))); err == nil {
 		t.Error("cache accepted for other bytes")
-	}
-}
-
-func TestCacheTamperIgnored(t *testing.T) {
-	f, st := project(t)
-	writePolicy(t, f, polA)
-	if err := Accept(f, st, []byte(polA)); err != nil {
-		t.Fatal(err)
-	}
-	dir, _ := st.FolderDir(f.Root)
-	path := filepath.Join(dir, cacheName)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no cache written at accept: %v", err)
-	}
-	// Loosen the cached rule without re-signing: ignored, YAML parsed.
-	mustWrite(t, path, strings.Replace(string(data), `"**"`, `"/**"`, 1))
-	e, _ := load(t, f, st)
-	if d := e.Write("/tmp/x", ""); d.Decision != Escalate {
-		t.Errorf("tampered cache applied: %v", d.Decision)
-	}
-	if d := e.Write("a.go", ""); d.Decision != Allow {
-		t.Errorf("policy lost with a bad cache: %v", d.Decision)
-	}
-	// The load rewrote a good cache.
-	if again, _ := os.ReadFile(path); string(again) != string(data) {
-		t.Error("bad cache not replaced")
 	}
 }
 

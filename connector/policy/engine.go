@@ -54,6 +54,11 @@ type Options struct {
 	CaseInsensitive func(root string) bool
 	// Logger receives internal errors; nil discards.
 	Logger *slog.Logger
+	// Status is what Engine.Status reports for a non-nil policy (the
+	// store's Load says StatusPending for an accepted copy that
+	// policy.yaml no longer matches). Zero: StatusAccepted. A nil policy
+	// is always StatusNothingAccepted.
+	Status Status
 }
 
 // Engine classifies actions for one project folder. It is immutable and
@@ -99,6 +104,9 @@ func New(root string, p *Policy, o Options) (*Engine, error) {
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
+	}
+	if o.Status != 0 {
+		e.status = o.Status
 	}
 	if p == nil {
 		e.policy, e.status = &Policy{Rules: map[Trigger]*RuleSet{}, CI: map[Trigger]*RuleSet{}}, StatusNothingAccepted

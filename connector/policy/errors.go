@@ -10,15 +10,8 @@ var (
 	// ErrInvalidPolicy wraps every problem found in a policy file: a syntax
 	// error, an unknown key, a bad value or an invalid pattern.
 	ErrInvalidPolicy = errors.New("invalid policy")
-	// ErrNotAccepted is returned when a folder has no valid accepted policy.
-	ErrNotAccepted = errors.New("no accepted policy")
-	// ErrBadRecord is returned when a signed record in the per-user state
-	// dir is missing its signature, fails it, or does not match its data.
-	ErrBadRecord = errors.New("state record is unsigned, tampered or inconsistent")
 	// ErrBadPattern is returned for a pattern that cannot be compiled.
 	ErrBadPattern = errors.New("invalid pattern")
-	// ErrNotFound is returned for a remembered decision ID that names none.
-	ErrNotFound = errors.New("no such remembered decision")
 	// ErrNoRules is returned when a policy change cannot be written
 	// because no rule qualifies or the file's layout cannot take it.
 	ErrNoRules = errors.New("no rule to add")

@@ -30,11 +30,11 @@ func TestJailedRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := encodeCache(p)
+	text, err := EncodeCache(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromText, err := decodeCache(text, p.File, p.SHA256)
+	fromText, err := DecodeCache(text, p.File, p.SHA256)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,11 +120,11 @@ func parsedAndCached(t *testing.T, src []byte) (parsed, cached, compiled *Engine
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := encodeCache(p)
+	data, err := EncodeCache(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := decodeCache(data, p.File, p.SHA256)
+	c, err := DecodeCache(data, p.File, p.SHA256)
 	if err != nil {
 		t.Fatal(err)
 	}

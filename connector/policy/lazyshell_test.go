@@ -65,7 +65,7 @@ func TestUndecodableCachedLineFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := encodeCache(p)
+	data, err := EncodeCache(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestUndecodableCachedLineFailsClosed(t *testing.T) {
 		}
 		out = append(out, line)
 	}
-	c, err := decodeCache([]byte(strings.Join(out, "\n")), p.File, p.SHA256)
+	c, err := DecodeCache([]byte(strings.Join(out, "\n")), p.File, p.SHA256)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,13 +109,13 @@ func TestUncompilableCachedRuleFailsClosed(t *testing.T) {
 	if _, err := compilePath("~bob/xxxxx"); err == nil {
 		t.Fatal("the test's broken pattern compiles")
 	}
-	cached, err := encodeCache(p)
+	cached, err := EncodeCache(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, decode := range map[string]func() (*Policy, error){
 		"signed cache": func() (*Policy, error) {
-			return decodeCache(bytes.Replace(cached, []byte(`"secrets/**"`), []byte(`"~bob/xxxxx"`), 1), p.File, p.SHA256)
+			return DecodeCache(bytes.Replace(cached, []byte(`"secrets/**"`), []byte(`"~bob/xxxxx"`), 1), p.File, p.SHA256)
 		},
 		"compiled cache": func() (*Policy, error) {
 			return DecodeCompiled(bytes.Replace(EncodeCompiled(p), []byte("secrets/**"), []byte("~bob/xxxxx"), 1)) // same length

@@ -19,11 +19,11 @@ func TestParseRunEnv(t *testing.T) {
 	if !reflect.DeepEqual(p.Run.Env, want) {
 		t.Errorf("run.env = %+v, want %+v", p.Run.Env, want)
 	}
-	data, err := encodeCache(p)
+	data, err := EncodeCache(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := decodeCache(data, "p.yaml", p.SHA256)
+	q, err := DecodeCache(data, "p.yaml", p.SHA256)
 	if err != nil {
 		t.Fatal(err)
 	}

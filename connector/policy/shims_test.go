@@ -52,11 +52,11 @@ func TestShimsSurviveTheCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := encodeCache(p)
+		data, err := EncodeCache(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := decodeCache(data, p.File, p.SHA256)
+		back, err := DecodeCache(data, p.File, p.SHA256)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -49,7 +50,7 @@ func TestApproveAlwaysGeneralPattern(t *testing.T) {
 	}
 	h := newHarnessMem(t, 1, testAddr, folderMemory{st})
 	p := h.projects[0]
-	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
+	if err := store.Accept(p.f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
 	req := p.submit(t, "numfmt --grouping a.txt </dev/null")
@@ -114,7 +115,7 @@ func TestApproveOnceOffersRuleOnThirdApproval(t *testing.T) {
 	}
 	h := newHarnessMem(t, 1, testAddr, folderMemory{st})
 	p := h.projects[0]
-	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
+	if err := store.Accept(p.f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
 	var last decisionView
@@ -166,7 +167,7 @@ func TestApproveAlwaysPerPart(t *testing.T) {
 	}
 	h := newHarnessMem(t, 1, testAddr, folderMemory{st})
 	p := h.projects[0]
-	if err := policy.Accept(p.f, st, policy.DefaultYAML()); err != nil {
+	if err := store.Accept(p.f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
 	req := p.submit(t, "numfmt --grouping a.txt </dev/null && seq 3 >/dev/null; true")

@@ -9,6 +9,7 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -20,7 +21,7 @@ const interruptedShown = 24 * time.Hour
 // from the accepted policy.
 func (s *watchSession) checkPolicy() {
 	for _, wf := range s.folders {
-		current, _, changed, err := policy.Pending(wf.env.Folder, wf.env.State)
+		current, _, changed, err := store.Pending(wf.env.Folder, wf.env.State)
 		if err != nil || !changed || current == nil {
 			continue
 		}
@@ -42,7 +43,7 @@ func (s *watchSession) checkPolicy() {
 func (s *watchSession) policy(ctx context.Context) error {
 	any := false
 	for _, wf := range s.folders {
-		current, accepted, changed, err := policy.Pending(wf.env.Folder, wf.env.State)
+		current, accepted, changed, err := store.Pending(wf.env.Folder, wf.env.State)
 		if err != nil {
 			s.out.printf("! %s: %v\n", wf.env.Folder.Root, err)
 			continue
@@ -86,7 +87,7 @@ func (s *watchSession) reviewPolicy(ctx context.Context, wf *watchFolder, accept
 		s.out.printf("! refused: %v\n", err)
 		return nil
 	}
-	if err := policy.Accept(wf.env.Folder, wf.env.State, current); err != nil {
+	if err := store.Accept(wf.env.Folder, wf.env.State, current); err != nil {
 		s.out.printf("! %v\n", err)
 		return nil
 	}

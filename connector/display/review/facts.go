@@ -13,6 +13,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -73,7 +74,7 @@ func (s *Source) policy() *policy.Engine {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e, _, err := policy.Load(s.Folder, s.State, log)
+	e, _, err := store.Load(s.Folder, s.State, log)
 	if err != nil {
 		log.Warn("review: the policy cannot be loaded; showing the requester's own reasons", "err", err)
 		s.engine = nil

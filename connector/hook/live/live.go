@@ -17,7 +17,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/originals"
-	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -108,7 +108,7 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 // wait unless the caller set one, and its defer_allow (which a caller's
 // DeferAllow cannot turn off).
 func loadPolicy(core *hook.Core, st *userstate.State) error {
-	eng, warns, err := policy.Load(core.Folder, st, core.Logger())
+	eng, warns, err := store.Load(core.Folder, st, core.Logger())
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}

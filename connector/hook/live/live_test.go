@@ -10,6 +10,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
@@ -21,7 +22,7 @@ func project(tb testing.TB) (string, *userstate.State) {
 	tb.Helper()
 	f, st := testenv.Project(tb)
 	os.WriteFile(f.Policy(), policy.DefaultYAML(), 0o644)
-	if err := policy.Accept(f, st, policy.DefaultYAML()); err != nil {
+	if err := store.Accept(f, st, policy.DefaultYAML()); err != nil {
 		tb.Fatal(err)
 	}
 	return f.Root, st
@@ -86,7 +87,7 @@ func TestPolicyDefersAllowedCalls(t *testing.T) {
 	f, st := testenv.Project(t)
 	src := append(policy.DefaultYAML(), []byte("\nhook: {defer_allow: true}\n")...)
 	os.WriteFile(f.Policy(), src, 0o644)
-	if err := policy.Accept(f, st, src); err != nil {
+	if err := store.Accept(f, st, src); err != nil {
 		t.Fatal(err)
 	}
 	core, err := Open(context.Background(), f.Root, Options{Agent: "claude", Classify: true, State: st})

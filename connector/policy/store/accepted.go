@@ -1,4 +1,4 @@
-package policy
+package store
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/atomicfile"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -40,7 +41,7 @@ func (r *acceptedRecord) fields() []string {
 // key, both in the per-folder state dir (outside the jail's reach). data
 // must be a valid policy; an invalid one is refused with file:line.
 func Accept(f folder.Folder, st *userstate.State, data []byte) error {
-	p, err := Parse(f.Policy(), data)
+	p, err := policy.Parse(f.Policy(), data)
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func readAccepted(f folder.Folder, st *userstate.State) ([]byte, string, error) 
 	if rec.Root != f.Root || !verifyMAC(st.Key, rec.MAC, acceptedDomain, rec.fields()...) {
 		return nil, "", fmt.Errorf("accepted policy record: %w: bad signature", ErrBadRecord)
 	}
-	data, err := readSmall(filepath.Join(dir, acceptedCopyName), MaxPolicySize)
+	data, err := readSmall(filepath.Join(dir, acceptedCopyName), policy.MaxPolicySize)
 	if err != nil {
 		return nil, "", fmt.Errorf("accepted policy copy: %w: %w", ErrBadRecord, err)
 	}
@@ -122,9 +123,9 @@ func Pending(f folder.Folder, st *userstate.State) (current, accepted []byte, ch
 }
 
 // ReadPolicyFile reads .sandbox/policy.yaml: a regular file (not a link)
-// of at most MaxPolicySize bytes.
+// of at most policy.MaxPolicySize bytes.
 func ReadPolicyFile(f folder.Folder) ([]byte, error) {
-	return readSmall(f.Policy(), MaxPolicySize)
+	return readSmall(f.Policy(), policy.MaxPolicySize)
 }
 
 // readSmall reads a regular, non-link file of at most limit bytes and

@@ -1,4 +1,4 @@
-package policy
+package store
 
 import (
 	"crypto/hmac"

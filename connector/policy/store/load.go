@@ -1,4 +1,16 @@
-package policy
+// Package store keeps, for each project folder, what a human decided
+// about its policy, in the per-user state dir (outside the jail's reach)
+// and signed with the per-user key: the accepted policy (a copy of its
+// bytes and a signed record of their SHA-256, accepted.go), the signed
+// compiled cache of it (cache.go, whose payload policy.EncodeCache writes)
+// and the remembered "always" decisions (remembered.go). Load builds the
+// engine (package connector/policy) that enforces them.
+//
+// A hook's load goes: Load (load.go) → readAccepted and readSmall
+// (accepted.go) → decodeRecord (record.go) → verifyMAC (sign.go) →
+// readCache (cache.go) → policy.DecodeCache → LoadRemembered
+// (remembered.go) → policy.New.
+package store
 
 import (
 	"bytes"
@@ -7,6 +19,7 @@ import (
 	"log/slog"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -17,12 +30,12 @@ import (
 // valid accepted record, only the built-in rules apply and everything
 // else escalates. Remembered decisions are applied; bad ones are warned
 // about and ignored. The error is for a state dir that cannot be used.
-func Load(f folder.Folder, st *userstate.State, log *slog.Logger) (*Engine, []Warning, error) {
-	return LoadWith(f, st, Options{Logger: log})
+func Load(f folder.Folder, st *userstate.State, log *slog.Logger) (*policy.Engine, []Warning, error) {
+	return LoadWith(f, st, policy.Options{Logger: log})
 }
 
 // LoadWith is Load with options (Remembered and StateDir are filled in).
-func LoadWith(f folder.Folder, st *userstate.State, o Options) (*Engine, []Warning, error) {
+func LoadWith(f folder.Folder, st *userstate.State, o policy.Options) (*policy.Engine, []Warning, error) {
 	if st == nil {
 		return nil, nil, fmt.Errorf("policy: %w: no per-user state", ErrNotAccepted)
 	}
@@ -36,15 +49,15 @@ func LoadWith(f folder.Folder, st *userstate.State, o Options) (*Engine, []Warni
 	if o.StateDir == "" {
 		o.StateDir = st.Dir
 	}
-	e, err := New(f.Root, pol, o)
+	o.Status = status
+	e, err := policy.New(f.Root, pol, o)
 	if err != nil {
 		return nil, warns, err
 	}
-	e.status = status
 	return e, warns, nil
 }
 
-func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warning, error) {
+func loadPolicy(f folder.Folder, st *userstate.State) (*policy.Policy, policy.Status, []Warning, error) {
 	var warns []Warning
 	current, cerr := ReadPolicyFile(f)
 	if cerr != nil {
@@ -55,17 +68,17 @@ func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warnin
 	if errors.Is(aerr, ErrNotAccepted) {
 		// One true message: with nothing accepted there is no "accepted
 		// policy in force", so no pending-change warning beside it.
-		return nil, StatusNothingAccepted, append(warns, notAccepted(f, current)), nil
+		return nil, policy.StatusNothingAccepted, append(warns, notAccepted(f, current)), nil
 	}
 	if current != nil && !same {
 		warns = append(warns, validate(f, current)...)
 	}
 	switch {
 	case errors.Is(aerr, ErrBadRecord):
-		return nil, StatusNothingAccepted, append(warns, Warning{WarnBadRecord, fmt.Sprintf(
+		return nil, policy.StatusNothingAccepted, append(warns, Warning{WarnBadRecord, fmt.Sprintf(
 			"%v: everything escalates until `sandbox policy accept`", aerr)}), nil
 	case aerr != nil:
-		return nil, StatusNothingAccepted, warns, aerr
+		return nil, policy.StatusNothingAccepted, warns, aerr
 	}
 	file := f.Policy()
 	if !same {
@@ -73,19 +86,19 @@ func loadPolicy(f folder.Folder, st *userstate.State) (*Policy, Status, []Warnin
 	}
 	p, err := acceptedPolicy(f, st, file, accepted, sha)
 	if err != nil {
-		return nil, StatusNothingAccepted, append(warns, Warning{WarnBadRecord, fmt.Sprintf(
+		return nil, policy.StatusNothingAccepted, append(warns, Warning{WarnBadRecord, fmt.Sprintf(
 			"the accepted policy no longer parses (%v): everything escalates", err)}), nil
 	}
 	if same {
-		return p, StatusAccepted, warns, nil
+		return p, policy.StatusAccepted, warns, nil
 	}
-	return p, StatusPending, warns, nil
+	return p, policy.StatusPending, warns, nil
 }
 
 // validate reports a policy.yaml that differs from the accepted one: a
 // pending change, or an invalid file (with file:line).
 func validate(f folder.Folder, current []byte) []Warning {
-	if _, err := Parse(f.Policy(), current); err != nil {
+	if _, err := policy.Parse(f.Policy(), current); err != nil {
 		return []Warning{{WarnInvalid, fmt.Sprintf(
 			"%v\n(the last accepted policy stays in force until a valid file is accepted)", err)}}
 	}
@@ -95,7 +108,7 @@ func validate(f folder.Folder, current []byte) []Warning {
 
 // acceptedPolicy is the accepted policy from the signed cache, else
 // parsed from its bytes (and cached for the next load).
-func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []byte, sha string) (*Policy, error) {
+func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []byte, sha string) (*policy.Policy, error) {
 	dir, err := st.FolderDir(f.Root)
 	if err != nil {
 		return nil, err
@@ -103,7 +116,7 @@ func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []by
 	if p := readCache(dir, st, f.Root, file, sha); p != nil {
 		return p, nil
 	}
-	p, err := Parse(file, data)
+	p, err := policy.Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +135,7 @@ const NotAcceptedMessage = "no policy is accepted for this folder on this machin
 func notAccepted(f folder.Folder, current []byte) Warning {
 	msg := NotAcceptedMessage
 	if current != nil {
-		if _, err := Parse(f.Policy(), current); err != nil {
+		if _, err := policy.Parse(f.Policy(), current); err != nil {
 			msg += fmt.Sprintf(" (it is invalid now: %v)", err)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build windows
 
-package policy
+package store
 
 import "os"
 

@@ -1,4 +1,4 @@
-package policy
+package store
 
 // Warning is something Load wants a human to know while it still returns
 // a usable (never more permissive) engine.

@@ -1,4 +1,4 @@
-package policy
+package store
 
 import (
 	"errors"
@@ -9,31 +9,17 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/textdiff"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
-
-// project is a folder with .sandbox/ and an opened per-user state.
-func project(t *testing.T) (folder.Folder, *userstate.State) {
-	t.Helper()
-	env := newTestEnv(t)
-	f, err := folder.New(env.root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := userstate.OpenDir(env.state, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f, st
-}
 
 func writePolicy(t *testing.T, f folder.Folder, src string) {
 	t.Helper()
 	mustWrite(t, f.Policy(), src)
 }
 
-func load(t *testing.T, f folder.Folder, st *userstate.State) (*Engine, []Warning) {
+func load(t *testing.T, f folder.Folder, st *userstate.State) (*policy.Engine, []Warning) {
 	t.Helper()
 	e, warns, err := Load(f, st, nil)
 	if err != nil {
@@ -61,10 +47,10 @@ func TestLoadAcceptedFlow(t *testing.T) {
 	writePolicy(t, f, polA)
 
 	e, warns := load(t, f, st)
-	if e.Status() != StatusNothingAccepted || !hasWarning(warns, WarnNotAccepted) {
+	if e.Status() != policy.StatusNothingAccepted || !hasWarning(warns, WarnNotAccepted) {
 		t.Fatalf("before accept: %v %v", e.Status(), warns)
 	}
-	if d := e.Write("a.go", ""); d.Decision != Escalate {
+	if d := e.Write("a.go", ""); d.Decision != policy.Escalate {
 		t.Errorf("nothing accepted but write allowed")
 	}
 
@@ -72,20 +58,20 @@ func TestLoadAcceptedFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, warns = load(t, f, st)
-	if e.Status() != StatusAccepted || len(warns) != 0 {
+	if e.Status() != policy.StatusAccepted || len(warns) != 0 {
 		t.Fatalf("after accept: %v %v", e.Status(), warns)
 	}
-	if d := e.Write("a.go", ""); d.Decision != Allow {
+	if d := e.Write("a.go", ""); d.Decision != policy.Allow {
 		t.Errorf("accepted policy not enforced: %v", d.Decision)
 	}
 
 	// An edit that allows more is pending: the accepted policy stays.
 	writePolicy(t, f, polB)
 	e, warns = load(t, f, st)
-	if e.Status() != StatusPending || !hasWarning(warns, WarnPending) {
+	if e.Status() != policy.StatusPending || !hasWarning(warns, WarnPending) {
 		t.Fatalf("after edit: %v %v", e.Status(), warns)
 	}
-	if d := e.Write("/tmp/x", ""); d.Decision != Escalate {
+	if d := e.Write("/tmp/x", ""); d.Decision != policy.Escalate {
 		t.Errorf("pending change enforced: %v", d.Decision)
 	}
 	cur, acc, changed, err := Pending(f, st)
@@ -99,16 +85,16 @@ func TestLoadAcceptedFlow(t *testing.T) {
 	// A broken file: error with file:line, the accepted policy stays.
 	writePolicy(t, f, "version: 1\nwrite: {allow: ['**'], bogus: 1}\n")
 	e, warns = load(t, f, st)
-	if e.Status() != StatusPending || !hasWarning(warns, WarnInvalid) {
+	if e.Status() != policy.StatusPending || !hasWarning(warns, WarnInvalid) {
 		t.Fatalf("after break: %v %v", e.Status(), warns)
 	}
 	if !strings.Contains(warns[0].Message, "policy.yaml:2:") {
 		t.Errorf("warning without file:line: %q", warns[0].Message)
 	}
-	if d := e.Write("a.go", ""); d.Decision != Allow {
+	if d := e.Write("a.go", ""); d.Decision != policy.Allow {
 		t.Errorf("accepted policy lost after a broken edit: %v", d.Decision)
 	}
-	if err := Accept(f, st, []byte("version: 1\nbogus: 1\n")); !errors.Is(err, ErrInvalidPolicy) {
+	if err := Accept(f, st, []byte("version: 1\nbogus: 1\n")); !errors.Is(err, policy.ErrInvalidPolicy) {
 		t.Errorf("Accept of a broken file: %v", err)
 	}
 
@@ -117,7 +103,7 @@ func TestLoadAcceptedFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, warns = load(t, f, st)
-	if e.Status() != StatusPending || !hasWarning(warns, WarnMissing) || e.Write("a.go", "").Decision != Allow {
+	if e.Status() != policy.StatusPending || !hasWarning(warns, WarnMissing) || e.Write("a.go", "").Decision != policy.Allow {
 		t.Errorf("after removal: %v %v", e.Status(), warns)
 	}
 }
@@ -154,10 +140,10 @@ func TestLoadTamperedRecord(t *testing.T) {
 			t.Cleanup(func() { st.Key = key })
 			tc.tamper(t)
 			e, warns := load(t, f, st)
-			if e.Status() != StatusNothingAccepted || !hasWarning(warns, WarnBadRecord) {
+			if e.Status() != policy.StatusNothingAccepted || !hasWarning(warns, WarnBadRecord) {
 				t.Errorf("status %v warnings %v", e.Status(), warns)
 			}
-			if d := e.Write("/tmp/x", ""); d.Decision != Escalate {
+			if d := e.Write("/tmp/x", ""); d.Decision != policy.Escalate {
 				t.Errorf("tampered record allowed more: %v", d.Decision)
 			}
 		})
@@ -189,25 +175,25 @@ func TestAcceptedRecordIsPerFolder(t *testing.T) {
 
 func TestRemembered(t *testing.T) {
 	f, st := project(t)
-	writePolicy(t, f, string(DefaultYAML()))
-	if err := Accept(f, st, DefaultYAML()); err != nil {
+	writePolicy(t, f, string(policy.DefaultYAML()))
+	if err := Accept(f, st, policy.DefaultYAML()); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []Remembered{
-		{Trigger: Shell, Tier: Allow, Pattern: "git push origin *", By: "u@h"},
-		{Trigger: Shell, Tier: Allow, Pattern: "rm -rf / **"}, // cannot lift a deny
-		{Trigger: Shell, Tier: Deny, Pattern: "git status --porcelain"},
-		{Trigger: Network, Tier: Allow, Pattern: "proxy.golang.org:443"},
-		{Trigger: Write, Tier: Allow, Pattern: ".sandbox/**"}, // cannot lift self-protection
+	for _, r := range []policy.Remembered{
+		{Trigger: policy.Shell, Tier: policy.Allow, Pattern: "git push origin *", By: "u@h"},
+		{Trigger: policy.Shell, Tier: policy.Allow, Pattern: "rm -rf / **"}, // cannot lift a deny
+		{Trigger: policy.Shell, Tier: policy.Deny, Pattern: "git status --porcelain"},
+		{Trigger: policy.Network, Tier: policy.Allow, Pattern: "proxy.golang.org:443"},
+		{Trigger: policy.Write, Tier: policy.Allow, Pattern: ".sandbox/**"}, // cannot lift self-protection
 	} {
 		if err := Remember(f, st, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := Remember(f, st, Remembered{Trigger: Shell, Tier: Escalate, Pattern: "x"}); err == nil {
+	if err := Remember(f, st, policy.Remembered{Trigger: policy.Shell, Tier: policy.Escalate, Pattern: "x"}); err == nil {
 		t.Error("remembered an escalate")
 	}
-	if err := Remember(f, st, Remembered{Trigger: Shell, Tier: Allow, Pattern: "** x"}); err == nil {
+	if err := Remember(f, st, policy.Remembered{Trigger: policy.Shell, Tier: policy.Allow, Pattern: "** x"}); err == nil {
 		t.Error("remembered a bad pattern")
 	}
 	e, warns := load(t, f, st)
@@ -216,15 +202,15 @@ func TestRemembered(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		d    Decision
-		want Tier
+		d    policy.Decision
+		want policy.Tier
 	}{
-		{"remembered allow", e.Argv([]string{"git", "push", "origin", "main"}, ""), Allow},
-		{"not covered", e.Argv([]string{"git", "push", "upstream", "main"}, ""), Escalate},
-		{"deny stays", e.Argv([]string{"rm", "-rf", "/"}, ""), Deny},
-		{"remembered deny", e.Argv([]string{"git", "status", "--porcelain"}, ""), Deny},
-		{"network", e.Network("proxy.golang.org:443"), Allow},
-		{"self-protection stays", e.Write(".sandbox/x", ""), Deny},
+		{"remembered allow", e.Argv([]string{"git", "push", "origin", "main"}, ""), policy.Allow},
+		{"not covered", e.Argv([]string{"git", "push", "upstream", "main"}, ""), policy.Escalate},
+		{"deny stays", e.Argv([]string{"rm", "-rf", "/"}, ""), policy.Deny},
+		{"remembered deny", e.Argv([]string{"git", "status", "--porcelain"}, ""), policy.Deny},
+		{"network", e.Network("proxy.golang.org:443"), policy.Allow},
+		{"self-protection stays", e.Write(".sandbox/x", ""), policy.Deny},
 	}
 	for _, tc := range tests {
 		if tc.d.Decision != tc.want {
@@ -240,7 +226,7 @@ func TestRemembered(t *testing.T) {
 	if !hasWarning(warns, WarnBadRemembered) {
 		t.Errorf("tampered entry not reported: %v", warns)
 	}
-	if d := e.Argv([]string{"git", "push", "upstream"}, ""); d.Decision != Escalate {
+	if d := e.Argv([]string{"git", "push", "upstream"}, ""); d.Decision != policy.Escalate {
 		t.Errorf("tampered entry applied: %v", d.Decision)
 	}
 	mustWrite(t, path, "not json")
@@ -255,7 +241,7 @@ func TestRememberConcurrent(t *testing.T) {
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
 		go func() {
-			errs <- Remember(f, st, Remembered{Trigger: Shell, Tier: Allow, Pattern: fmt.Sprintf("tool%d **", i)})
+			errs <- Remember(f, st, policy.Remembered{Trigger: policy.Shell, Tier: policy.Allow, Pattern: fmt.Sprintf("tool%d **", i)})
 		}()
 	}
 	for i := 0; i < n; i++ {
