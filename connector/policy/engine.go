@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/shell"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // Status says which policy an engine enforces.
@@ -202,4 +204,49 @@ func (e *Engine) CI() (*Engine, error) {
 	}
 	ci.status = e.status
 	return ci, nil
+}
+
+// jailOnce holds the jailed twin of an unjailed engine, made on first
+// use: a long-running approver asks for it on every request.
+type jailOnce struct {
+	once sync.Once
+	e    *Engine
+}
+
+func newSets() map[Trigger]*lazyIndex {
+	return map[Trigger]*lazyIndex{Shell: {}, Write: {}, Read: {}, Network: {}, MCP: {}}
+}
+
+// ForJail returns the engine that decides for commands that will run in
+// the project jail: the same policy, with the shell rules marked
+// `jailed: true` counting too. The jail contains what a classifier
+// mistake could do there (writes outside the project, secrets, the
+// network without the proxy), so the policy may allow more. It shares
+// nothing mutable with e: each has its own lazily built indexes.
+func (e *Engine) ForJail() *Engine {
+	if e.jailed {
+		return e
+	}
+	e.jail.once.Do(func() {
+		j := *e
+		j.jailed, j.sets, j.jail = true, newSets(), nil // a jailed engine is its own ForJail
+		e.jail.e = &j
+	})
+	return e.jail.e
+}
+
+// Jailed reports whether e decides for commands that run in the project
+// jail (an engine from ForJail).
+func (e *Engine) Jailed() bool { return e.jailed }
+
+// counts reports whether a rule applies on this engine: a jailed rule
+// only on a jailed engine.
+func (e *Engine) counts(jailedRule bool) bool { return e.jailed || !jailedRule }
+
+func defaultStateDir() string {
+	d, err := userstate.DefaultDir()
+	if err != nil {
+		return ""
+	}
+	return d
 }

@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"fmt"
 	"path"
 	"sync"
+	"time"
 )
 
 // boundRule is a rule ready to match: its path pattern bound to the
@@ -16,7 +18,7 @@ type boundRule struct {
 
 // tierRules is the rules of one tier of one trigger. Shell rules are also
 // indexed by command name so that a decision looks at few rules. A cached
-// policy's shell rules (lazyshell.go) stay in deferred until the first
+// policy's shell rules (lazyShell in cache.go) stay in deferred until the first
 // lookup of their key files them, after the rules already filed there
 // (which came first: the remembered denials). all holds the rules added
 // at once only: shell decisions never use it.
@@ -228,4 +230,139 @@ func rememberedRules(rem []Remembered, t Trigger, tier Tier) []*Rule {
 		}
 	}
 	return out
+}
+
+// Labels of the built-in rules and checks, as Part.Rule shows them.
+const (
+	ruleSelf     = "builtin:self-protection"
+	ruleMetadata = "builtin:metadata"
+	ruleDevices  = "builtin:devices"
+	ruleDefault  = "default"
+	ruleOpaque   = "builtin:opaque"
+	ruleDynamic  = "builtin:dynamic"
+	rulePath     = "builtin:path"
+	ruleHost     = "builtin:host"
+	ruleCD       = "builtin:cd"
+	ruleInternal = "builtin:internal-error"
+	ruleInput    = "builtin:input"
+	ruleNothing  = "builtin:nothing-to-run"
+	ruleGit      = "builtin:git"
+	ruleEffects  = "effects"
+	// ruleJailLoopback allows, on the jailed engine, a script's connection
+	// to the loopback that no rule names: the jail's own.
+	ruleJailLoopback = "jail-loopback"
+	// ruleJailTmp allows, on the jailed engine, a write to the temp dirs
+	// that no rule names.
+	ruleJailTmp = "jail-tmp"
+)
+
+const (
+	reasonSelf = "the sandbox's own state (.sandbox/ and the per-user state dir) is out of the agent's reach"
+	reasonMeta = "cloud metadata services hand out the machine's credentials"
+	reasonGit  = "git runs programs named in a repository's files (config, hooks, commondir, alternates, a .git file pointing elsewhere) on its next command, even git status"
+)
+
+// metadataHosts are the cloud instance metadata endpoints.
+var metadataHosts = []string{
+	"169.254.169.254", "169.254.170.2", "169.254.170.23", "fd00:ec2::254", "fd00:ec2::23",
+	"100.100.100.200", "192.0.0.192",
+	"metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
+}
+
+// devicePaths are always fine to write or read: they are not files.
+var devicePaths = map[string]bool{
+	"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true, "/dev/tty": true,
+}
+
+// builtinRules are injected on every load, whatever policy.yaml says:
+// writes to any .sandbox/ and to the per-user state dir, reads of the
+// state dir, and the cloud metadata endpoints are denied.
+func (e *Engine) builtinRules(only Trigger, home []string) []*boundRule {
+	var out []*boundRule
+	addTier := func(t Trigger, tier Tier, pattern, label, reason string) {
+		if t != only {
+			return
+		}
+		r := &Rule{Trigger: t, Tier: tier, Pattern: pattern, Reason: reason}
+		if err := r.compile(); err != nil {
+			e.log.Error("bug: built-in rule does not compile", "pattern", pattern, "err", err)
+			return
+		}
+		b := &boundRule{Rule: r, label: label}
+		if r.path != nil {
+			b.path = r.path.bind(e.rootSegs, home)
+		}
+		out = append(out, b)
+	}
+	add := func(t Trigger, pattern, label, reason string) { addTier(t, Deny, pattern, label, reason) }
+	add(Write, "/**/.sandbox/", ruleSelf, reasonSelf)
+	add(Write, ".sandbox/", ruleSelf, reasonSelf)
+	// Every .git, directory or file, anywhere: a human decides (the
+	// approval is a write like any other), and no policy rule, remembered
+	// decision or CI rule makes it unattended. Deny would be simpler but
+	// leaves the human no way to let the agent edit .git/info/exclude.
+	addTier(Write, Escalate, "/**/.git/", ruleGit, reasonGit)
+	addTier(Write, Escalate, ".git/", ruleGit, reasonGit)
+	for _, h := range metadataHosts {
+		add(Network, h, ruleMetadata, reasonMeta)
+	}
+	if len(e.stateSegs) > 0 {
+		for _, t := range []Trigger{Write, Read} {
+			if t != only {
+				continue
+			}
+			r := &Rule{Trigger: t, Tier: Deny, Pattern: "(per-user state dir)/**", Reason: reasonSelf}
+			out = append(out, &boundRule{Rule: r, label: ruleSelf, path: prefixPath(e.stateSegs)})
+		}
+	}
+	return out
+}
+
+// prefixPath matches a directory (given as folded segments) and all below.
+func prefixPath(folded []string) *boundPath {
+	return &boundPath{prefix: folded, prefixFold: folded, segs: []string{"**"}, segsFold: []string{"**"}, rest: 1}
+}
+
+// Remembered is a human's "always allow" or "always deny" for one
+// pattern of one trigger in one folder. Entries live in the per-folder
+// state dir (which the jail can neither read nor write), each signed with
+// the per-user key over the folder root and every field: package
+// connector/policy/store keeps them; the engine applies the ones it is
+// given (Options.Remembered).
+type Remembered struct {
+	Trigger Trigger   `json:"trigger"`
+	Tier    Tier      `json:"tier"` // Allow or Deny
+	Pattern string    `json:"pattern"`
+	Reason  string    `json:"reason,omitempty"`
+	By      string    `json:"by,omitempty"` // who decided, for the audit
+	Created time.Time `json:"created"`
+	MAC     string    `json:"mac"`
+}
+
+// rule compiles the entry into a rule; the error names what is wrong.
+func (r *Remembered) rule() (*Rule, error) {
+	if r.Tier != Allow && r.Tier != Deny {
+		return nil, fmt.Errorf("remembered decision must be allow or deny, not %v", r.Tier)
+	}
+	rule := &Rule{Trigger: r.Trigger, Tier: r.Tier, Pattern: r.Pattern, Reason: r.Reason}
+	if err := rule.compile(); err != nil {
+		return nil, err
+	}
+	return rule, nil
+}
+
+// Validate reports an entry the engine cannot apply: a tier other than
+// allow or deny, or a pattern that does not compile for its trigger.
+func (r *Remembered) Validate() error {
+	_, err := r.rule()
+	return err
+}
+
+// ID is a short, stable name for the entry (a prefix of its signature),
+// which `sandbox remembered forget` takes.
+func (r *Remembered) ID() string {
+	if len(r.MAC) < 12 {
+		return r.MAC
+	}
+	return r.MAC[:12]
 }
