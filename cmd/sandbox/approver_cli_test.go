@@ -13,16 +13,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
-// run runs `sandbox ARGS` to completion.
-func run(t *testing.T, root string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	cmd := sandboxCmd(t, root, args...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.Run()
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
-}
-
 type listed struct {
 	ID       string `json:"id"`
 	Kind     string `json:"kind"`

@@ -37,20 +37,6 @@ func auditFolder(t *testing.T, n int) (root, log string) {
 	return f.Root, filepath.Join(dir, audit.LiveFile)
 }
 
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errw bytes.Buffer
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errw)
-	err := root.Execute()
-	if err != nil {
-		errw.WriteString(err.Error())
-	}
-	return exitCode(err), out.String(), errw.String()
-}
-
 func TestAuditVerifyCLI(t *testing.T) {
 	cases := []struct {
 		name   string

@@ -5,89 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/testenv"
-	"github.com/sandbox-dev/sandbox/connector/userstate"
-	"github.com/sandbox-dev/sandbox/launcher"
 )
-
-// The run tests go through a built sandbox binary: the jail's init is the
-// binary re-executing itself, and signals must reach a real supervisor.
-var built struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func sandboxBinary(t *testing.T) string {
-	t.Helper()
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "sandbox-run-test-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.path = filepath.Join(dir, "sandbox")
-		out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
-		if err != nil {
-			built.err = err
-			built.path = string(out)
-		}
-	})
-	if built.err != nil {
-		t.Fatalf("go build: %v\n%s", built.err, built.path)
-	}
-	return built.path
-}
-
-func requireRunJail(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("run mode has a jail on Linux only")
-	}
-	testenv.RequireRoot(t)
-	r := launcher.Probe()
-	for _, lr := range r.Layers {
-		if lr.Status != launcher.StatusOK {
-			testenv.Skip(t, "jail layer "+string(lr.Layer)+": "+lr.Detail)
-		}
-	}
-}
-
-// jailProject is a project with a bus and a private per-user state dir
-// that only the environment stateEnv gives names, so that the test may run
-// in parallel with others; runProject points the test's own at it.
-func jailProject(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".sandbox"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	st, err := userstate.OpenDir(filepath.Join(t.TempDir(), "state", "sandbox"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	states.Store(root, st)
-	t.Cleanup(func() { states.Delete(root) })
-	return root
-}
-
-// runProject is a project with a bus, and a private per-user state dir.
-func runProject(t *testing.T) string {
-	t.Helper()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".sandbox"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
 
 func TestRunCLI(t *testing.T) {
 	requireRunJail(t)
