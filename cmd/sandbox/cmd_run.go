@@ -30,9 +30,12 @@ type runOptions struct {
 	cwdFD         int    // > 0: report the command's final directory there
 	verbose       bool   // say what the jail gets: keys passed, variables dropped, paths hidden
 	argv          []string
-	stdin         io.Reader
-	stdout        io.Writer
-	stderr        io.Writer
+	// served is set when the hook server runs the command for a client
+	// (cmd_hookd.go) instead of for this process's own command line.
+	served *servedRun
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
 }
 
 func newRunCmd() *cobra.Command {
@@ -73,7 +76,15 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.cwdFD != 0 {
+	switch {
+	case opts.served != nil:
+		cr, err := newCwdReport(opts.served.cwd)
+		if err != nil {
+			return err
+		}
+		lo.Stdin = cr.jail
+		defer cr.finish()
+	case opts.cwdFD != 0:
 		cr, err := openCwdReport(opts.cwdFD)
 		if err != nil {
 			return err
@@ -91,7 +102,11 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	// Signals go to the jail (the agent decides what Ctrl-C means), so the
 	// root context's cancellation on SIGINT must not kill it.
-	res, err := launcher.Run(context.WithoutCancel(ctx), lo)
+	jctx := context.WithoutCancel(ctx)
+	if opts.served != nil {
+		jctx = ctx // the hook server's run ends with its client
+	}
+	res, err := launcher.Run(jctx, lo)
 	denied, rerr := rb.finish(res.Code)
 	if rerr != nil {
 		fmt.Fprintln(opts.stderr, "sandbox:", rerr)
@@ -127,6 +142,9 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr,
 	}
 	lo.Dir = projectCwd(f)
+	if s := o.served; s != nil {
+		lo.Dir, lo.Env, lo.ForwardSignals = s.dir(f), s.env, false
+	}
 	if o.verbose {
 		lo.Logger = slog.New(slog.NewTextHandler(o.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}

@@ -26,6 +26,7 @@ var commands = []func() *cobra.Command{
 	newResultCmd,
 	newRequestCmd,
 	newHookCmd,
+	newHookdCmd,
 	newMCPCmd,
 	newRestoreCmd,
 	newCheckpointsCmd,

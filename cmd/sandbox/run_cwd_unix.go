@@ -22,8 +22,8 @@ const maxCwdReport = 4096
 // descriptor, which the jail never holds (it is close-on-exec from the
 // start). Nothing in the project is written for it.
 type cwdReport struct {
-	out   *os.File // the caller's descriptor
-	jail  *os.File // the jail's stdin
+	out   func(dir string) // where the final directory goes
+	jail  *os.File         // the jail's stdin
 	done  chan []byte
 	close func()
 }
@@ -38,6 +38,21 @@ func openCwdReport(fd int) (*cwdReport, error) {
 	if _, err := out.Stat(); err != nil {
 		return nil, usageErrorf("invalid argument --cwd-fd %d: not open: %v", fd, err)
 	}
+	r, err := newCwdReport(func(dir string) {
+		if dir != "" {
+			out.WriteString(dir + "\n")
+		}
+		out.Close()
+	})
+	if err != nil {
+		out.Close()
+	}
+	return r, err
+}
+
+// newCwdReport prepares a report that hands the final directory to out
+// ("" when the jail reported none).
+func newCwdReport(out func(dir string)) (*cwdReport, error) {
 	syscall.ForkLock.RLock() // no fork between the pair's creation and close-on-exec
 	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err == nil {
@@ -46,7 +61,6 @@ func openCwdReport(fd int) (*cwdReport, error) {
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
-		out.Close()
 		return nil, fmt.Errorf("--cwd-fd: %w", err)
 	}
 	syscall.Shutdown(pair[0], syscall.SHUT_WR)
@@ -79,10 +93,11 @@ func (r *cwdReport) finish() {
 	r.jail.Close()
 	data := <-r.done
 	r.close()
-	defer r.out.Close()
-	if dir, ok := lastDir(data); ok {
-		r.out.WriteString(dir + "\n")
+	dir, ok := lastDir(data)
+	if !ok {
+		dir = ""
 	}
+	r.out(dir)
 }
 
 // lastDir is the last line of data when it names an existing directory

@@ -2,11 +2,13 @@ package live
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
+	"github.com/sandbox-dev/sandbox/connector/hookd"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -36,6 +38,7 @@ type jailer struct {
 	exe      string   // this sandbox binary
 	root     string   // the project folder
 	degraded []string // layers missing here that the jail accepts
+	port     int      // the hook server's run port, 0 without one
 }
 
 // cwdTrap is the jailed script's prefix.
@@ -46,13 +49,49 @@ func (j jailer) Wrap(script, _ string) (string, error) {
 		return "", ErrUnquotable
 	}
 	var b strings.Builder
+	if j.port > 0 {
+		j.served(&b, script)
+	}
 	b.WriteString("{ __sandbox_cwd=$(")
 	j.run(&b)
 	b.WriteString(" --cwd-fd 3 -- bash -c ")
 	b.WriteString(display.SingleQuote(cwdTrap + script))
 	b.WriteString(` 3>&1 1>&4 4>&-); } 4>&1; __sandbox_rc=$?; [ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit $__sandbox_rc)`)
+	if j.port > 0 {
+		b.WriteString("; fi")
+	}
 	return b.String(), nil
 }
+
+// served writes the head of the form that asks the hook server to run
+// the command (connector/hookd's protocol), with no process start: bash
+// connects to the server's loopback port itself and sends its pid, the
+// project, its directory, the script and its exported variables; the
+// server checks that this shell holds the connection, runs the command
+// in the project jail with the shell's own output, and answers with the
+// exit status and the final directory. When bash cannot connect (no
+// server, another shell) or the server answers "fallback" (nothing ran),
+// the plain form that follows starts the jail itself:
+//
+//	if [ -n "${BASH_VERSION-}" ] && { exec 9<>/dev/tcp/127.0.0.1/PORT; } 2>/dev/null; then
+//	  { printf ... } >&9; read rc; read cwd; exec 9>&-; else rc=fallback; fi
+//	if [ "$rc" != fallback ]; then cd "$cwd"; (exit $rc); else PLAIN FORM; fi
+func (j jailer) served(b *strings.Builder, script string) {
+	port := strconv.Itoa(j.port)
+	b.WriteString(`if [ -n "${BASH_VERSION-}" ] && { exec ` + fd + `<>/dev/tcp/127.0.0.1/` + port + `; } 2>/dev/null; then `)
+	b.WriteString(`{ printf '` + hookd.Magic + `\0%s\0%s\0%s\0%s\0' "$BASHPID" `)
+	b.WriteString(display.SingleQuote(j.root))
+	b.WriteString(` "$PWD" `)
+	b.WriteString(display.SingleQuote(cwdTrap + script))
+	b.WriteString(`; for __sandbox_k in $(compgen -e); do printf '%s=%s\0' "$__sandbox_k" "${!__sandbox_k}"; done; printf '\0'; } >&` + fd)
+	b.WriteString(`; IFS= read -r -d '' __sandbox_rc <&` + fd + `; IFS= read -r -d '' __sandbox_cwd <&` + fd + `; exec ` + fd + `>&-`)
+	b.WriteString(`; else __sandbox_rc=` + hookd.Fallback + `; fi; if [ "$__sandbox_rc" != ` + hookd.Fallback + ` ]; then `)
+	b.WriteString(`[ -n "$__sandbox_rc" ] || echo 'sandbox: the hook server stopped before the command ended' >&2; `)
+	b.WriteString(`[ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit ${__sandbox_rc:-125}); else `)
+}
+
+// fd is the descriptor the agent's shell holds the connection on.
+var fd = strconv.Itoa(hookd.ClientFD)
 
 // WrapFresh is the jailed form for an agent that starts every command in
 // a fresh shell (Gemini CLI): the same jail, the script alone, nothing
@@ -89,7 +128,7 @@ func (j jailer) run(b *strings.Builder) {
 // result; without a prober (tests) it takes "the jail works": a jailed
 // command that cannot start then fails with run's own message, instead of
 // running unjailed without anyone having looked.
-func jailFor(f folder.Folder, st *userstate.State, exe string, probe func() userstate.JailProbe) (hook.Jailer, hook.JailState, error) {
+func jailFor(f folder.Folder, st *userstate.State, exe string, port int, probe func() userstate.JailProbe) (hook.Jailer, hook.JailState, error) {
 	if exe == "" {
 		return nil, hook.JailUnknown, nil
 	}
@@ -110,5 +149,5 @@ func jailFor(f folder.Folder, st *userstate.State, exe string, probe func() user
 	case !p.OK:
 		return nil, hook.JailUnavailable, nil
 	}
-	return jailer{exe: exe, root: f.Root, degraded: p.Degraded}, hook.JailWraps, nil
+	return jailer{exe: exe, root: f.Root, port: port, degraded: p.Degraded}, hook.JailWraps, nil
 }

@@ -39,6 +39,11 @@ type Options struct {
 	// with (`Exe run ...`); empty leaves them as they came (tests, and
 	// callers that are not the sandbox binary).
 	Exe string
+	// RunPort, when set, is the loopback port of the hook server that
+	// runs jailed commands for the agent's shell (`sandbox hookd`): the
+	// rewritten command asks it first, and starts the jail itself only
+	// when the server says it cannot (jailer.Wrap).
+	RunPort int
 	// ProbeJail probes whether the jail can be built here, once, when
 	// `sandbox init` or `sandbox doctor` never recorded it (a folder set up
 	// by an older sandbox); the result is recorded for the next calls.
@@ -84,7 +89,7 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 		Checkpoints: &lazyStore{st: st, root: f.Root, log: log},
 		Options:     hook.Options{Wait: o.Wait, DeferAllow: o.DeferAllow, BeforeWait: o.BeforeWait},
 	}
-	if core.Jail, core.JailState, err = jailFor(f, st, o.Exe, o.ProbeJail); err != nil {
+	if core.Jail, core.JailState, err = jailFor(f, st, o.Exe, o.RunPort, o.ProbeJail); err != nil {
 		return nil, err
 	}
 	if o.Classify {
