@@ -124,7 +124,9 @@ func serveHookd(ctx context.Context, o *hookdOptions) error {
 		return fmt.Errorf("hookd: %w", err)
 	}
 	s := &hookdServer{root: f.Root, runPort: runLn.Addr().(*net.TCPAddr).Port, exe: exe,
-		log: stderrLogger(os.Stderr), owners: map[int]bool{}, lastUsed: time.Now()}
+		log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		owners: map[int]bool{}, lastUsed: time.Now()}
+	s.log.Info("hookd: serving", "project", s.root, "hooks", ln.Addr().String(), "runs", runLn.Addr().String())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, hookd.HealthLine(s.root))
@@ -332,6 +334,7 @@ func (s *hookdServer) serveRun(ctx context.Context, c *net.TCPConn) {
 			code = exitNotRun
 		}
 	}
+	s.log.Info("hookd: ran", "pid", q.PID, "dir", q.Dir, "code", code)
 	hookd.WriteAnswer(c, code, cwd)
 }
 
@@ -417,8 +420,15 @@ func startHookd(root string, port int) error {
 		return err
 	}
 	defer null.Close()
+	logf := null
+	if dir, err := userstate.DefaultDir(); err == nil {
+		if f, err := os.OpenFile(hookdLog(dir, port), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			defer f.Close()
+			logf = f
+		}
+	}
 	cmd := exec.Command(exe, "hookd", "--dir", root, "--port", strconv.Itoa(port))
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, logf, logf
 	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("hookd: start the server: %w", err)
@@ -430,6 +440,11 @@ func startHookd(root string, port int) error {
 		}
 	}
 	return fmt.Errorf("hookd: the server on 127.0.0.1:%d did not answer (is the port taken? `sandbox hookd --dir %s` says why)", port, root)
+}
+
+// hookdLog is the log of the server on port, in the per-user state dir.
+func hookdLog(stateDir string, port int) string {
+	return filepath.Join(stateDir, "hookd-"+strconv.Itoa(port)+".log")
 }
 
 // agentPID is the agent that runs this hook: the first ancestor that is

@@ -94,8 +94,11 @@ func parseAnthropic(req *Request, b *anthropicBody) {
 			req.Turn++
 		}
 	}
-	if n := len(b.Messages); n > 0 && b.Messages[n-1].Role == "user" {
-		req.Results = anthropicResults(b.Messages[n-1].Content)
+	// the results are in the messages after the last assistant one
+	// (Claude Code may add one of its own after them, such as a system
+	// message saying a command changed the shell's directory)
+	for i := len(b.Messages) - 1; i >= 0 && b.Messages[i].Role != "assistant"; i-- {
+		req.Results = append(anthropicResults(b.Messages[i].Content), req.Results...)
 	}
 }
 

@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sandbox-dev/sandbox/connector/fakemodel"
+	"github.com/sandbox-dev/sandbox/connector/hookd"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+)
+
+// The real Claude Code with the hooks `init --claude-http` installs: the
+// SessionStart hook starts the project's hook server, PreToolUse is
+// answered over HTTP, and the allowed Bash command it rewrote runs in the
+// project jail through the server (no `sandbox run` process), with its
+// output, exit status and final directory reaching the model as they
+// would unjailed; a denied call is refused; the server ends with Claude.
+func TestClaudeHTTPHooksRunAllowedCommandsJailedThroughTheServer(t *testing.T) {
+	testenv.RequireRoot(t)
+	e := newEnv(t)
+	dir := e.project("claude-http", map[string]string{"sub/keep.txt": "kept\n"})
+	model := startModel(t,
+		bashCall("echo served-marker; grep NoNewPrivs /proc/self/status; cat sub/keep.txt; echo to-stderr >&2; cd sub", "show the jail"),
+		bashCall("pwd -P; ls no-such-file", "where am I"),
+		bashCall("cat ~/.ssh/id_rsa_nothing; rm -rf /etc/hostname", "harm"),
+	)
+	e.runClaude(t, dir, model)
+
+	var results []fakemodel.ToolResult
+	for _, r := range model.MainRequests() {
+		results = append(results, r.Results...)
+	}
+	if len(results) != 3 {
+		t.Fatalf("the model received %d tool results, want 3: %+v", len(results), results)
+	}
+	first, second, third := results[0], results[1], results[2]
+	mustContain(t, "the jailed call's result", first.Content, "served-marker", "NoNewPrivs:\t1", "kept", "to-stderr")
+	if first.IsError {
+		t.Errorf("the command succeeded but the model was told it failed: %+v", first)
+	}
+	if !strings.Contains(second.Content, filepath.Join(dir, "sub")) {
+		t.Errorf("the `cd sub` did not persist to the next call: %+v", second)
+	}
+	if !second.IsError || !strings.Contains(second.Content, "no-such-file") {
+		t.Errorf("the failing command's status or message did not reach the model: %+v", second)
+	}
+	if !third.IsError {
+		t.Errorf("the harmful call was not refused: %+v", third)
+	}
+	port := hookd.Port(dir, os.Getuid())
+	log := readFile(t, filepath.Join(e.state, "sandbox", "hookd-"+strconv.Itoa(port)+".log"))
+	if n := strings.Count(log, "hookd: ran"); n != 2 {
+		t.Errorf("%d commands ran through the hook server, want 2 (the others started a jail themselves?)\n%s", n, log)
+	}
+	// the server ends once the agent that started it has exited
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/health"
+	testenv.WaitFor(t, "the hook server to end with Claude Code", func() bool {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err != nil
+	})
+}
