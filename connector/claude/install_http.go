@@ -21,7 +21,7 @@ const HTTPName = "claude-http"
 
 func init() {
 	adapter.Register(adapter.Agent{Name: HTTPName,
-		Wires: "wire Claude Code hooks into .claude/settings.json, answered by the project's hook server (`sandbox hookd`): no process per tool call",
+		Wires:   "wire Claude Code hooks into .claude/settings.json, answered by the project's hook server (`sandbox hookd`): no process per tool call",
 		Install: HTTPIntegration{}, Hook: Claude.Hook()})
 }
 
