@@ -33,8 +33,11 @@ cat >"$work/bench.go" <<'GO'
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -44,7 +47,7 @@ import (
 
 func main() {
 	rounds, _ := strconv.Atoi(os.Args[1])
-	sb, event, codex := os.Args[2], os.Args[3], os.Args[4]
+	sb, event, codex, hookURL := os.Args[2], os.Args[3], os.Args[4], os.Args[5]
 	first := exec.Command(sb, "hook", "claude")
 	first.Stdin, _ = os.Open(event)
 	ans, err := first.Output()
@@ -61,6 +64,29 @@ func main() {
 	if codex != "" {
 		cmds = append(cmds, []string{codex, "sandbox", "--", "/bin/true"})
 	}
+	// the hook server's path (init --claude-http): the hook is an HTTP
+	// request (no process), and the rewritten command asks the server to
+	// run it (no `sandbox run` process)
+	evb, _ := os.ReadFile(event)
+	post := func() ([]byte, error) {
+		cl := http.Client{Transport: &http.Transport{DisableKeepAlives: true}} // a connection per call, as a new agent request
+		resp, err := cl.Post(hookURL, "application/json", bytes.NewReader(evb))
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		return io.ReadAll(resp.Body)
+	}
+	sans, serr := post()
+	var s struct {
+		HookSpecificOutput struct{ UpdatedInput struct{ Command string } }
+	}
+	if serr != nil || json.Unmarshal(sans, &s) != nil || s.HookSpecificOutput.UpdatedInput.Command == "" {
+		fmt.Fprintf(os.Stderr, "bench-connector: the hook server did not rewrite the call: %v %s\n", serr, sans)
+		os.Exit(1)
+	}
+	httpAt := len(cmds)
+	cmds = append(cmds, []string{"POST"}, []string{"bash", "-c", s.HookSpecificOutput.UpdatedInput.Command})
 	times := make([][]time.Duration, len(cmds))
 	for r := 0; r < rounds+3; r++ {
 		for i, c := range cmds {
@@ -71,7 +97,12 @@ func main() {
 				defer f.Close()
 			}
 			start := time.Now()
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if c[0] == "POST" {
+				if _, err := post(); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+			} else if out, err := cmd.CombinedOutput(); err != nil {
 				fmt.Fprintf(os.Stderr, "%v: %v\n%s", c, err, out)
 				os.Exit(1)
 			}
@@ -87,7 +118,11 @@ func main() {
 		ms[i] = float64(t[len(t)/2].Microseconds()) / 1000
 	}
 	fmt.Printf("median of %d rounds (wall):\n", rounds)
-	names := []string{"/bin/true", "bash -c true", "bwrap --unshare-all /bin/true", "sandbox hook claude (allowed, rewritten)", "bash -c <the rewritten true>", "codex sandbox -- /bin/true"}
+	names := []string{"/bin/true", "bash -c true", "bwrap --unshare-all /bin/true", "sandbox hook claude (allowed, rewritten)", "bash -c <the rewritten true>"}
+	if codex != "" {
+		names = append(names, "codex sandbox -- /bin/true")
+	}
+	names = append(names, "hook server: POST the event (http hook)", "bash -c <the served true>")
 	for i := range cmds {
 		fmt.Printf("  %-42s %8.2f ms  x%.2f of /bin/true\n", names[i], ms[i], ms[i]/ms[0])
 	}
@@ -100,6 +135,14 @@ func main() {
 		fmt.Printf("; %.2f of codex sandbox's (%.2f ms; target <= 0.2): %s", added/cx, cx, verdict(added <= cx/5))
 	} else {
 		fmt.Print("; codex sandbox not installed (npm ci --prefix hack/clients)")
+	}
+	fmt.Println()
+	served := ms[httpAt] + ms[httpAt+1] - ms[1]
+	fmt.Printf("connector-http: with init --claude-http (hook server) a jailed allowed Bash call adds %.2f ms: %.2fx bwrap's overhead (target <= 2): %s",
+		served, served/bw, verdict(served <= 2*bw))
+	if codex != "" {
+		cx := ms[5] - ms[0]
+		fmt.Printf("; %.2f of codex sandbox's (target <= 0.2): %s", served/cx, verdict(served <= cx/5))
 	}
 	fmt.Println()
 }
@@ -115,7 +158,13 @@ GO
 cat >"$work/event.json" <<JSON
 {"session_id":"bench","transcript_path":"/dev/null","cwd":"$work/project","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"nothing"},"tool_use_id":"toolu_bench"}
 JSON
+port=$(( 20000 + RANDOM % 10000 ))
+"$work/sandbox" hookd --dir "$work/project" --port "$port" 2>"$work/hookd.log" &
+hookd=$!
+trap 'kill $hookd 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.05; done
 echo "== connector: an allowed Bash call jailed (hook + jail start + exit) vs bwrap and codex sandbox"
 cd "$work/project"
-go run "$work/bench.go" "$rounds" "$work/sandbox" "$work/event.json" "$codex" | tee "$work/out"
-grep '^connector:' "$work/out" >>"${BENCH_OUT:-$work}/summary"
+go run "$work/bench.go" "$rounds" "$work/sandbox" "$work/event.json" "$codex" "http://127.0.0.1:$port/hook/claude" | tee "$work/out"
+grep -c 'hookd: ran' "$work/hookd.log" | sed 's/^/commands the hook server ran: /'
+grep '^connector' "$work/out" >>"${BENCH_OUT:-$work}/summary"
