@@ -51,6 +51,21 @@ func (s supCtl) sendJSON(typ byte, v any) error {
 	return s.send(typ, b)
 }
 
+// sendJSONFiles sends v with files' descriptors (SCM_RIGHTS).
+func (s supCtl) sendJSONFiles(typ byte, v any, files []*os.File) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	_ = s.c.SetWriteDeadline(time.Now().Add(setupTimeout))
+	_, _, err = s.c.WriteMsgUnix(append([]byte{typ}, b...), unix.UnixRights(fds...), nil)
+	return err
+}
+
 // recv reads one message and any file descriptor passed with it.
 func (s supCtl) recv(timeout time.Duration) (typ byte, payload []byte, fd int, err error) {
 	_ = s.c.SetReadDeadline(time.Now().Add(timeout))

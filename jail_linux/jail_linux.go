@@ -25,6 +25,7 @@ type Jail struct {
 	once   sync.Once
 	facts  *facts
 	fdsErr error // from cloexecInherited, which runs once with detect
+	spares spares
 }
 
 func (j *Jail) detect() *facts {
@@ -53,6 +54,6 @@ func (j *Jail) Start(ctx context.Context, spec *jailspec.Spec) (jailspec.Process
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &starter{f: f, spec: spec, log: log}
+	s := &starter{j: j, f: f, spec: spec, log: log}
 	return s.start(ctx)
 }

@@ -21,6 +21,7 @@ import (
 
 // starter carries one Start through its steps.
 type starter struct {
+	j    *Jail // nil for a spare
 	f    *facts
 	spec *jailspec.Spec
 	log  *slog.Logger
@@ -33,6 +34,9 @@ type starter struct {
 	ln   net.Listener
 	fwd  []net.Listener // Net.Forward's listeners
 	outs []*output      // copies of the jail's output to non-file writers
+	// stdio, for an init started ahead (spare_linux.go): the command's
+	// standard streams, sent with the config
+	stdio []*os.File
 }
 
 // start forks the init first (its runtime's start-up is the longest
@@ -54,14 +58,16 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 			}
 		}
 	}()
-	if s.spec.Enforce.Cgroup {
-		if s.cg, err = newCgroup(s.f, s.spec.Limits, s.spec.Enforce.PidNS); err != nil {
+	if !s.adoptSpare(userNS) {
+		if s.spec.Enforce.Cgroup {
+			if s.cg, err = newCgroup(s.f, s.spec.Limits, s.spec.Enforce.PidNS); err != nil {
+				return nil, err
+			}
+			s.log.Debug("jail cgroup created")
+		}
+		if err = s.launch(userNS); err != nil {
 			return nil, err
 		}
-		s.log.Debug("jail cgroup created")
-	}
-	if err = s.launch(userNS); err != nil {
-		return nil, err
 	}
 	if s.spec.Complete != nil {
 		if err = s.spec.Complete(s.spec); err != nil {
@@ -82,6 +88,40 @@ func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
 	}
 	s.log.Debug("jail command started")
 	return newProcess(s), nil
+}
+
+// adoptSpare takes the Jail's spare init for this run, if it keeps one
+// of the run's kind (spare_linux.go): its process, cgroup and control
+// socket become the run's, and the command's streams go with the config.
+// A stdin that is not a file needs the copy exec.Cmd makes at the
+// start: such a run starts its own init.
+func (s *starter) adoptSpare(userNS bool) bool {
+	if s.j == nil {
+		return false
+	}
+	stdin, ok := s.spec.Stdin.(*os.File)
+	if !ok && s.spec.Stdin != nil {
+		return false
+	}
+	sp := s.j.takeSpare(spareKey{s.spec.Enforce, s.spec.Limits, userNS}, s.f, s.log)
+	if sp == nil {
+		return false
+	}
+	stdout, stderr, err := s.outputs()
+	if err != nil {
+		sp.abort()
+		return false
+	}
+	if stdin == nil {
+		if stdin, err = os.Open(os.DevNull); err != nil {
+			sp.abort()
+			return false
+		}
+	}
+	s.cg, s.cmd, s.ctl = sp.cg, sp.cmd, sp.ctl
+	s.stdio = []*os.File{stdin, stdout, stderr}
+	s.log.Debug("jail init started ahead taken", "pid", s.cmd.Process.Pid)
+	return true
 }
 
 // launch re-executes this binary as the init.
@@ -208,7 +248,14 @@ func (s *starter) sysProcAttr(userNS bool) *syscall.SysProcAttr {
 // init to start the command (it goes on by itself: the cgroup is in place
 // before it starts).
 func (s *starter) handshake(ctx context.Context) error {
-	if err := s.ctl.sendJSON(msgConfig, s.cfg); err != nil {
+	var err error
+	if s.stdio != nil {
+		err = s.ctl.sendJSONFiles(msgConfig, s.cfg, s.stdio)
+		s.closeStdio()
+	} else {
+		err = s.ctl.sendJSON(msgConfig, s.cfg)
+	}
+	if err != nil {
 		return &InitError{Msg: "send config: " + err.Error()}
 	}
 	if s.cfg.NetNS {
@@ -283,6 +330,17 @@ func (s *starter) initError(typ byte, payload []byte, err error) error {
 	return &InitError{Msg: fmt.Sprintf("bug: unexpected control message %q", typ)}
 }
 
+// closeStdio closes this process's copies of the streams sent to an init
+// started ahead (the jail holds its own), keeping the spec's own files.
+func (s *starter) closeStdio() {
+	for _, f := range s.stdio {
+		if f != nil && f != s.spec.Stdin && f != s.spec.Stdout && f != s.spec.Stderr {
+			_ = f.Close()
+		}
+	}
+	s.stdio = nil
+}
+
 // abort undoes a failed start: kill the init, reap it, remove the
 // cgroup. It returns the init's exit code (-1 if it never ran).
 func (s *starter) abort() int {
@@ -301,6 +359,7 @@ func (s *starter) abort() int {
 	if s.ctl.c != nil {
 		_ = s.ctl.c.Close()
 	}
+	s.closeStdio()
 	if s.cg != nil {
 		_ = s.cg.kill()
 		if err := s.cg.destroy(); err != nil && !errors.Is(err, os.ErrNotExist) {

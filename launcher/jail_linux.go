@@ -13,3 +13,8 @@ func osJail() Jail { return &linuxJail }
 // MaybeInit runs the jail's init and exits when this process was started
 // as one; call it first thing in main.
 func MaybeInit() { jail_linux.MaybeInit() }
+
+// KeepSpares makes the jail keep an init started ahead of the next run,
+// for a process that starts many jails (the hook server); off ends the
+// spares. See jail_linux.Jail.KeepSpares.
+func KeepSpares(on bool) { linuxJail.KeepSpares(on) }

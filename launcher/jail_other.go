@@ -30,3 +30,6 @@ func (unsupported) Start(context.Context, *Spec) (Process, error) {
 
 // MaybeInit does nothing where there is no jail init.
 func MaybeInit() {}
+
+// KeepSpares: no init is started ahead on this system.
+func KeepSpares(bool) {}

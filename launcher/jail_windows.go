@@ -12,3 +12,6 @@ func osJail() Jail { return &windowsJail }
 
 // MaybeInit does nothing on Windows: the jail has no init process.
 func MaybeInit() {}
+
+// KeepSpares: a Windows jail has no init to start ahead.
+func KeepSpares(bool) {}

@@ -24,6 +24,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/hook/live"
 	"github.com/sandbox-dev/sandbox/connector/hookd"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
 )
 
@@ -135,6 +136,8 @@ func serveHookd(ctx context.Context, o *hookdOptions) error {
 	mux.HandleFunc("POST /hook/{agent}", s.handleHook)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute,
 		MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
+	launcher.KeepSpares(true) // each run's jail init is started ahead of it
+	defer launcher.KeepSpares(false)
 	go srv.Serve(ln)
 	go s.acceptRuns(ctx, runLn)
 	defer runLn.Close()

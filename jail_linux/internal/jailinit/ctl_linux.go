@@ -92,31 +92,59 @@ func (c Ctl) sendJSON(typ byte, v any) error {
 	return c.Send(typ, b, -1)
 }
 
-func (c Ctl) recv() (byte, []byte, error) {
-	buf := make([]byte, MaxMsg)
+func (c Ctl) recv() (byte, []byte, []int, error) {
+	buf, oob := make([]byte, MaxMsg), make([]byte, unix.CmsgSpace(4*maxPassed))
 	for {
-		n, _, _, _, err := unix.Recvmsg(c.FD, buf, nil, 0)
+		n, oobn, _, _, err := unix.Recvmsg(c.FD, buf, oob, 0)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
+		fds := passedFDs(oob[:oobn])
 		if n == 0 {
-			return 0, nil, errors.New("the supervisor closed the control socket")
+			closeAll(fds)
+			return 0, nil, nil, errors.New("the supervisor closed the control socket")
 		}
-		return buf[0], buf[1:n], nil
+		return buf[0], buf[1:n], fds, nil
 	}
 }
 
-// expect reads one message and checks its type.
-func (c Ctl) expect(want byte) ([]byte, error) {
-	typ, payload, err := c.recv()
+// maxPassed is the most descriptors a message carries (the command's
+// standard streams, passed with the config to an init started ahead).
+const maxPassed = 3
+
+func passedFDs(oob []byte) []int {
+	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
-		return nil, err
+		return nil
+	}
+	var fds []int
+	for i := range msgs {
+		if got, err := unix.ParseUnixRights(&msgs[i]); err == nil {
+			fds = append(fds, got...)
+		}
+	}
+	return fds
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// expect reads one message, with the descriptors passed with it, and
+// checks its type.
+func (c Ctl) expect(want byte) ([]byte, []int, error) {
+	typ, payload, fds, err := c.recv()
+	if err != nil {
+		return nil, nil, err
 	}
 	if typ != want {
-		return nil, fmt.Errorf("bug: control message %q, want %q", typ, want)
+		closeAll(fds)
+		return nil, nil, fmt.Errorf("bug: control message %q, want %q", typ, want)
 	}
-	return payload, nil
+	return payload, fds, nil
 }

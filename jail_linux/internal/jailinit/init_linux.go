@@ -77,8 +77,11 @@ func Main() int {
 }
 
 func setupAndStart(ctl Ctl, caught <-chan struct{}) (pid, code int, err error) {
-	raw, err := ctl.expect(MsgConfig)
+	raw, stdio, err := ctl.expect(MsgConfig)
 	if err != nil {
+		return 0, ExitSetup, err
+	}
+	if err := takeStdio(stdio); err != nil {
 		return 0, ExitSetup, err
 	}
 	cfg := &Config{}
@@ -105,6 +108,25 @@ func setupAndStart(ctl Ctl, caught <-chan struct{}) (pid, code int, err error) {
 		return 0, ExitSetup, err
 	}
 	return startCommand(path, cfg)
+}
+
+// takeStdio makes the descriptors passed with the config (an init
+// started ahead of its command, with the null device for streams) the
+// init's, and so the command's, standard input, output and error.
+func takeStdio(fds []int) error {
+	if len(fds) == 0 {
+		return nil
+	}
+	defer closeAll(fds)
+	if len(fds) != 3 {
+		return fmt.Errorf("bug: %d descriptors passed with the config, want 3", len(fds))
+	}
+	for i, fd := range fds {
+		if err := unix.Dup3(fd, i, 0); err != nil {
+			return fmt.Errorf("standard streams: %w", err)
+		}
+	}
+	return nil
 }
 
 func setupNamespaces(ctl Ctl, cfg *Config) error {

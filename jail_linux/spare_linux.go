@@ -1,0 +1,103 @@
+//go:build linux
+
+package jail_linux
+
+import (
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+)
+
+// A long-lived supervisor (the hook server, which starts a jail per
+// command for an agent) asks the jail to keep a spare: an init started
+// ahead, in fresh namespaces and its own cgroup, waiting for a config.
+// Its start (a process start, the runtime's, the namespaces' and the
+// cgroup's creation) then leaves the command's path; everything that
+// depends on the command and on the machine's state at that moment (the
+// spec's environment, mounts, pins, the shared /tmp's sockets, Landlock,
+// seccomp) is still done by the init when the config comes, as for any
+// run. The command's standard streams travel with the config. A spare is
+// used only by a run whose layers, limits and user namespace it was made
+// with, and only once; the next is started as that run begins.
+
+// spareKey is what a spare must have been made with to serve a run.
+type spareKey struct {
+	enforce jailspec.Enforce
+	limits  jailspec.Limits
+	userNS  bool
+}
+
+// spares are the Jail's inits started ahead.
+type spares struct {
+	mu sync.Mutex
+	on bool
+	m  map[spareKey]*starter
+}
+
+// KeepSpares makes Start keep one init started ahead for the kind of
+// run it last served (on), or stops doing so and ends the spares (off).
+// Only a process that starts many jails gains from it.
+func (j *Jail) KeepSpares(on bool) {
+	j.spares.mu.Lock()
+	j.spares.on = on
+	var drop []*starter
+	if !on {
+		for k, s := range j.spares.m {
+			drop = append(drop, s)
+			delete(j.spares.m, k)
+		}
+	}
+	j.spares.mu.Unlock()
+	for _, s := range drop {
+		s.abort()
+	}
+}
+
+// takeSpare returns the spare made for key, if any, and starts another.
+func (j *Jail) takeSpare(key spareKey, f *facts, log *slog.Logger) *starter {
+	j.spares.mu.Lock()
+	defer j.spares.mu.Unlock()
+	if !j.spares.on {
+		return nil
+	}
+	s := j.spares.m[key]
+	delete(j.spares.m, key)
+	go j.makeSpare(key, f, log)
+	return s
+}
+
+// makeSpare starts an init for key, with the null device for streams,
+// and keeps it unless one is kept already.
+func (j *Jail) makeSpare(key spareKey, f *facts, log *slog.Logger) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return
+	}
+	defer null.Close()
+	s := &starter{f: f, spec: &jailspec.Spec{Enforce: key.enforce, Limits: key.limits, Stdin: null}, log: log}
+	if key.enforce.Cgroup {
+		if s.cg, err = newCgroup(f, key.limits, key.enforce.PidNS); err != nil {
+			log.Debug("jail spare: cgroup", "err", err)
+			return
+		}
+	}
+	if err := s.launch(key.userNS); err != nil {
+		log.Debug("jail spare: start", "err", err)
+		s.abort()
+		return
+	}
+	j.spares.mu.Lock()
+	if j.spares.m == nil {
+		j.spares.m = map[spareKey]*starter{}
+	}
+	keep := j.spares.on && j.spares.m[key] == nil
+	if keep {
+		j.spares.m[key] = s
+	}
+	j.spares.mu.Unlock()
+	if !keep {
+		s.abort()
+	}
+}
