@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,6 +34,12 @@ func OpenPeer(conn syscall.Conn, pid int) (stdout, stderr *os.File, err error) {
 	if err := outsideJail(proc); err != nil {
 		return nil, nil, err
 	}
+	// bash writes the request through a redirection of its standard
+	// output to the connection, which it undoes right after: wait for
+	// that, briefly, before looking at its streams
+	if err := restored(proc, want); err != nil {
+		return nil, nil, err
+	}
 	if stdout, err = reopen(proc, 1); err != nil {
 		return nil, nil, err
 	}
@@ -52,8 +59,8 @@ func OpenPeer(conn syscall.Conn, pid int) (stdout, stderr *os.File, err error) {
 }
 
 // socketLink is what /proc shows for the descriptor of the client's end
-// of conn (a loopback TCP connection): /proc/net/tcp names the socket
-// whose local and remote ports are conn's remote and local ones.
+// of conn (a loopback TCP connection): the socket whose local and remote
+// ends are conn's remote and local ones.
 func socketLink(conn syscall.Conn) (string, error) {
 	c, ok := conn.(interface {
 		LocalAddr() net.Addr
@@ -67,27 +74,28 @@ func socketLink(conn syscall.Conn) (string, error) {
 	if !ok1 || !ok2 || !local.IP.IsLoopback() {
 		return "", ErrPeer
 	}
-	tab, err := os.ReadFile("/proc/self/net/tcp")
+	ino, err := tcpInode(local, remote)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %v", ErrPeer, err)
 	}
-	want := [2]string{tcpAddr(local), tcpAddr(remote)}
-	for line := range bytes.SplitSeq(tab, []byte("\n")) {
-		f := bytes.Fields(line)
-		if len(f) > 9 && string(f[1]) == want[0] && string(f[2]) == want[1] {
-			return "socket:[" + string(f[9]) + "]", nil
-		}
-	}
-	return "", ErrPeer
+	return "socket:[" + strconv.FormatUint(uint64(ino), 10) + "]", nil
 }
 
-// tcpAddr spells a loopback IPv4 address as /proc/net/tcp does.
-func tcpAddr(a *net.TCPAddr) string {
-	ip := a.IP.To4()
-	if ip == nil {
-		return ""
+// restored waits until neither standard stream of the process is the
+// connection any more (at most about a second).
+func restored(proc, conn string) error {
+	for range 1000 {
+		one, err1 := os.Readlink(proc + "/fd/1")
+		two, err2 := os.Readlink(proc + "/fd/2")
+		if err1 != nil || err2 != nil {
+			return ErrFallback
+		}
+		if one != conn && two != conn {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
 	}
-	return fmt.Sprintf("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], a.Port)
+	return ErrFallback
 }
 
 func holds(proc, want string) error {
