@@ -66,6 +66,7 @@ type run struct {
 	report Report
 	log    *slog.Logger
 	global *globalCopy // the agent's per-run config copy (agentfs.go), nil without one
+	views  string      // the per-run dir of the settings view (hookview.go), "" without one
 }
 
 func newRun(o *Options) *run {
@@ -90,6 +91,11 @@ func (r *run) run(ctx context.Context) (ExitStatus, error) {
 		return ExitStatus{}, errors.New("launcher: no project folder")
 	}
 	defer r.mergeGlobal()
+	defer func() {
+		if r.views != "" {
+			os.RemoveAll(r.views)
+		}
+	}()
 	enf := r.enforce()
 	proxy := NewProxy(r.o.Decider, r.log)
 	var hostLn net.Listener
@@ -218,6 +224,15 @@ func (r *run) complete(s *Spec, port int) error {
 	}
 	s.Env = jailEnv(baseEnv(r.o), r.o, port, s.Enforce.NetNS)
 	s.FS = buildFS(r.o, s.Enforce.MountNS, r.global)
+	if s.Enforce.MountNS && r.views == "" {
+		sub, dir, ok, err := hookView(r.o.Folder.Root, r.o.StateDir)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.FS.Substitutes, r.views = append(s.FS.Substitutes, sub), dir
+		}
+	}
 	if s.Enforce.NetNS {
 		s.Net.Forward = r.forwardPorts(port)
 	}

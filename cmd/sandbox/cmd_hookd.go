@@ -332,7 +332,9 @@ func (s *hookdServer) serveRun(ctx context.Context, c *net.TCPConn) {
 	err = runRun(rctx, opts)
 	code := exitCode(err)
 	if err != nil && !errors.As(err, new(*exitError)) {
-		fmt.Fprintf(stderr, "sandbox: %v\n", err)
+		if rctx.Err() == nil { // else the shell went away: nobody reads this
+			fmt.Fprintf(stderr, "sandbox: %v\n", err)
+		}
 		if code == exitFailure {
 			code = exitNotRun
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/fakemodel"
 	"github.com/sandbox-dev/sandbox/connector/hookd"
+	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
@@ -65,4 +66,25 @@ func TestClaudeHTTPHooksRunAllowedCommandsJailedThroughTheServer(t *testing.T) {
 		}
 		return err != nil
 	})
+}
+
+// Under `sandbox run -- claude` the jail's network namespace has no hook
+// server: the jail sees the settings with the command hooks instead
+// (launcher/hookview.go), which ask the trusted side through the bus,
+// and the allowed call runs as it does with `init --claude`.
+func TestClaudeHTTPHooksWorkUnderSandboxRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	e := newEnv(t)
+	dir := e.project("claude-http", nil)
+	settings := readFile(t, filepath.Join(dir, ".claude", "settings.json"))
+	model := startModel(t, bashCall(`echo allowed-marker; grep NoNewPrivs /proc/self/status`, "show the jail"))
+	addr := forward(t, "127.0.0.2", strings.TrimPrefix(model.URL, "http://"))
+	e.approver(dir, func(queue.Summary) decision { return decision{reason: "not part of the test"} })
+	out := e.runClaudeJailed(t, dir, "http://"+addr, addr)
+	allowed := resultOf(t, model.MainRequests(), 1)
+	mustContain(t, "the allowed call's result", allowed.Content, "allowed-marker", "NoNewPrivs:\t1")
+	mustContain(t, "claude's answer", out, `"result":"finished"`)
+	if got := readFile(t, filepath.Join(dir, ".claude", "settings.json")); got != settings {
+		t.Errorf("the settings file changed on the host:\n%s", got)
+	}
 }
