@@ -3,16 +3,20 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/claude"
 	"github.com/sandbox-dev/sandbox/connector/codex"
 	"github.com/sandbox-dev/sandbox/connector/cursor"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/gemini"
+	"github.com/sandbox-dev/sandbox/connector/hookd"
 	"github.com/sandbox-dev/sandbox/connector/install"
 	"github.com/sandbox-dev/sandbox/connector/mcpserver"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
@@ -82,6 +86,9 @@ func policyCheck(f folder.Folder) check {
 // the hook runs.
 func wiringCheck(f folder.Folder, name string) check {
 	c := check{Area: "project", Name: name}
+	if name == claude.HTTPName {
+		return hookServerCheck(f, c)
+	}
 	rel, ok := hookFiles[name]
 	if name == "mcp" {
 		rel, ok = mcpserver.ProjectFile, true
@@ -101,6 +108,48 @@ func wiringCheck(f folder.Folder, name string) check {
 		return c
 	}
 	return binaryCheck(c, rel, bin)
+}
+
+// hookServerCheck checks init --claude-http's wiring: the settings post
+// to this project's hook server, whose SessionStart hook names a sandbox
+// binary that is there, and whether the server answers now.
+func hookServerCheck(f folder.Folder, c check) check {
+	rel := claude.SettingsFile
+	data, err := os.ReadFile(filepath.Join(f.Root, rel))
+	if err != nil {
+		c.Status, c.Detail = statusBroken, fmt.Sprintf("init wired it, but %s cannot be read: %v (run `sandbox init --%s`)", rel, err, c.Name)
+		return c
+	}
+	url := claude.HookURL(f.Root)
+	text := string(data)
+	i := strings.Index(text, " hookd --ensure")
+	if !strings.Contains(text, `"`+url+`"`) || i < 0 {
+		c.Status, c.Detail = statusBroken, fmt.Sprintf("%s no longer posts to this project's hook server %s (run `sandbox init --%s`)", rel, url, c.Name)
+		return c
+	}
+	bin, _ := wiredBinary([]byte(text[:i]+" hook "+c.Name), c.Name)
+	if c = binaryCheck(c, rel, bin); c.Status != statusOK {
+		return c
+	}
+	port := hookd.Port(f.Root, os.Getuid())
+	switch {
+	case hookdAnswers(port, f.Root):
+		c.Detail += "; the hook server answers on 127.0.0.1:" + strconv.Itoa(port)
+	case portTaken(port):
+		c.Status, c.Detail = statusBroken, fmt.Sprintf("127.0.0.1:%d, the hook server's port, is taken by another program: every tool call is refused until it is free (or wire --claude instead)", port)
+	default:
+		c.Detail += fmt.Sprintf("; the hook server (127.0.0.1:%d) is not running: Claude Code's SessionStart hook starts it", port)
+	}
+	return c
+}
+
+// portTaken reports whether something listens on the loopback port.
+func portTaken(port int) bool {
+	conn, err := net.DialTimeout("tcp4", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+	if err == nil {
+		conn.Close()
+	}
+	return err == nil
 }
 
 // wiredBinary is the sandbox binary a hook (or the MCP entry) runs.
