@@ -200,10 +200,33 @@ func (s *hookdServer) handleOwner(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 }
 
+// fromAgent tells an agent's hook request from one a web page in the
+// user's browser could make (any page may post to a loopback port, and
+// an event it planted would become a request a human may approve): no
+// Origin (browsers send one with every cross-origin post; agents do
+// not), a loopback Host (not a name rebound to 127.0.0.1), and a JSON
+// content type, which a page cannot send cross-origin without a
+// preflight this server never answers.
+func fromAgent(r *http.Request) bool {
+	if r.Header.Get("Origin") != "" {
+		return false
+	}
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil || host != "127.0.0.1" && host != "localhost" {
+		return false
+	}
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "application/json")
+}
+
 // maxHookEvent bounds an event (a Write's content travels in it).
 const maxHookEvent = 64 << 20
 
 func (s *hookdServer) handleHook(w http.ResponseWriter, r *http.Request) {
+	if !fromAgent(r) {
+		http.Error(w, "not an agent's hook request", http.StatusForbidden)
+		return
+	}
 	defer s.enter()()
 	in, err := io.ReadAll(io.LimitReader(r.Body, maxHookEvent+1))
 	if err != nil || len(in) > maxHookEvent {
@@ -404,6 +427,7 @@ func ensureHookd(ctx context.Context, o *hookdOptions, stdin io.Reader, stdout i
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := cl.Do(req)
 	if err != nil {
 		return fmt.Errorf("hookd: %w", err)
