@@ -27,6 +27,8 @@ type process struct {
 	log  *slog.Logger
 	outs []*output // drained once the jail is killed
 	pins *pins     // released once the jail is empty
+	// refill starts the Jail's next spare init once this jail is gone
+	refill func()
 
 	waitOnce sync.Once
 	status   jailspec.ExitStatus
@@ -34,7 +36,7 @@ type process struct {
 }
 
 func newProcess(s *starter) *process {
-	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, fwd: s.fwd, log: s.log, outs: s.outs, pins: s.pins}
+	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, fwd: s.fwd, log: s.log, outs: s.outs, pins: s.pins, refill: s.refill}
 }
 
 func (p *process) Pid() int                    { return p.cmd.Process.Pid }
@@ -82,6 +84,9 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 	}
 	p.pins.release(p.log)
 	p.log.Debug("jail released")
+	if p.refill != nil {
+		p.refill()
+	}
 	if ctx.Err() != nil {
 		return st, ctx.Err()
 	}

@@ -55,17 +55,19 @@ func (j *Jail) KeepSpares(on bool) {
 	}
 }
 
-// takeSpare returns the spare made for key, if any, and starts another.
-func (j *Jail) takeSpare(key spareKey, f *facts, log *slog.Logger) *starter {
+// takeSpare returns the spare made for key, if any, and the function
+// that starts the next one once the run has ended (nil when spares are
+// off): started at once, it would compete for the CPU with the run it is
+// for.
+func (j *Jail) takeSpare(key spareKey, f *facts, log *slog.Logger) (s *starter, refill func()) {
 	j.spares.mu.Lock()
 	defer j.spares.mu.Unlock()
 	if !j.spares.on {
-		return nil
+		return nil, nil
 	}
-	s := j.spares.m[key]
+	s = j.spares.m[key]
 	delete(j.spares.m, key)
-	go j.makeSpare(key, f, log)
-	return s
+	return s, func() { go j.makeSpare(key, f, log) }
 }
 
 // makeSpare starts an init for key, with the null device for streams,

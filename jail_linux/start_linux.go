@@ -37,6 +37,9 @@ type starter struct {
 	// stdio, for an init started ahead (spare_linux.go): the command's
 	// standard streams, sent with the config
 	stdio []*os.File
+	// refill starts the next spare once this run has ended (nil when the
+	// Jail keeps none)
+	refill func()
 }
 
 // start forks the init first (its runtime's start-up is the longest
@@ -103,7 +106,8 @@ func (s *starter) adoptSpare(userNS bool) bool {
 	if !ok && s.spec.Stdin != nil {
 		return false
 	}
-	sp := s.j.takeSpare(spareKey{s.spec.Enforce, s.spec.Limits, userNS}, s.f, s.log)
+	sp, refill := s.j.takeSpare(spareKey{s.spec.Enforce, s.spec.Limits, userNS}, s.f, s.log)
+	s.refill = refill
 	if sp == nil {
 		return false
 	}
