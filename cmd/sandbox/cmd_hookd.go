@@ -451,7 +451,11 @@ func startHookd(root string, port int) error {
 	defer null.Close()
 	logf := null
 	if dir, err := userstate.DefaultDir(); err == nil {
-		if f, err := os.OpenFile(hookdLog(dir, port), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+		flags := os.O_WRONLY | os.O_APPEND | os.O_CREATE
+		if fi, err := os.Stat(hookdLog(dir, port)); err == nil && fi.Size() > maxHookdLog {
+			flags |= os.O_TRUNC // a log of what the last servers did, not of every call ever
+		}
+		if f, err := os.OpenFile(hookdLog(dir, port), flags, 0o600); err == nil {
 			defer f.Close()
 			logf = f
 		}
@@ -470,6 +474,10 @@ func startHookd(root string, port int) error {
 	}
 	return fmt.Errorf("hookd: the server on 127.0.0.1:%d did not answer (is the port taken? `sandbox hookd --dir %s` says why)", port, root)
 }
+
+// maxHookdLog is the size past which a starting server begins its log
+// anew.
+const maxHookdLog = 4 << 20
 
 // hookdLog is the log of the server on port, in the per-user state dir.
 func hookdLog(stateDir string, port int) string {
