@@ -14,6 +14,7 @@ import (
 // them (`sandbox hook AGENT`, one event on stdin) in a project wired by
 // `sandbox init`, with a scripted human deciding escalations.
 func TestOtherAgentsHooks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("cursor", map[string]string{"data.txt": "secret\n"})
 	e.mustSandbox("init", dir, "--gemini", "--windsurf")
@@ -72,6 +73,7 @@ func TestOtherAgentsHooks(t *testing.T) {
 // configuration files, and `sandbox uninstall` gives each back byte for
 // byte.
 func TestInitEveryAgentThenUninstall(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	user := map[string]string{
 		".mcp.json":             "{\n  \"mcpServers\": {\n    \"db\": {\"command\": \"db-mcp\"}\n  }\n}\n",

@@ -68,6 +68,7 @@ func sameTree(t *testing.T, got, want map[string]string) {
 // brings src back byte for byte with its modes and links, never through
 // a link planted in its place.
 func TestHookCheckpointThenRestore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{
 		"src/main.go": "package main\n", "src/deep/er/data.bin": "\x00\x01\xff binary", "README.md": "readme\n",
@@ -129,6 +130,7 @@ func TestHookCheckpointThenRestore(t *testing.T) {
 
 // The session brief tells the model that deletions are recoverable.
 func TestHookBriefPromisesCheckpoints(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", nil)
 	out, errOut, code := e.hook(t, map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}, "claude")

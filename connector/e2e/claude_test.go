@@ -78,6 +78,7 @@ func mustContain(t *testing.T, what, text string, subs ...string) {
 }
 
 func TestClaudeEscalationApprovedReturnsTheRealOutput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"data.txt": "secret\n"})
 	model := startModel(t, bashCall(escalating, "make data.txt private (e2e)"))
@@ -106,6 +107,7 @@ func TestClaudeEscalationApprovedReturnsTheRealOutput(t *testing.T) {
 }
 
 func TestClaudeHumanDenialReachesTheModel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"data.txt": "secret\n"})
 	model := startModel(t, bashCall(escalating, "make data.txt private (e2e)"))
@@ -120,6 +122,7 @@ func TestClaudeHumanDenialReachesTheModel(t *testing.T) {
 }
 
 func TestClaudeProtectedWriteIsAppliedAndRestored(t *testing.T) {
+	t.Parallel()
 	const original, changed = "name: ci\non: push\n", "name: ci\non: [push, pull_request]\n"
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{".github/workflows/ci.yml": original})
@@ -184,6 +187,7 @@ func (e *env) auditLines(t *testing.T, dir string) string {
 }
 
 func TestClaudeAllowedCallsRunAndAreKept(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", nil)
 	notes := filepath.Join(dir, "notes.md")

@@ -43,6 +43,7 @@ trust_level = "trusted"
 }
 
 func TestCodexEscalationOutputReachesTheModel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("codex", map[string]string{"data.txt": "secret\n"})
 	model, err := fakemodel.StartResponses(func(r *fakemodel.Request) fakemodel.Reply {

@@ -89,10 +89,11 @@ func (e *env) runGemini(t *testing.T, dir string, model *fakemodel.Gemini) strin
 // Gemini CLI refuses a command holding a command substitution, so the
 // jailed form holds none (the script is one quoted word).
 func TestGeminiAllowedShellRunsInTheJail(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
-	os.Remove("/etc/sandbox-e2e-escape")
+	probe, escape := proveJail(t)
 	e := newEnv(t)
-	dir := e.project("gemini", map[string]string{"probe.sh": proveJail, "sub/keep": ""})
+	dir := e.project("gemini", map[string]string{"probe.sh": probe, "sub/keep": ""})
 	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
 	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
 	model := startGemini(t,
@@ -110,11 +111,8 @@ func TestGeminiAllowedShellRunsInTheJail(t *testing.T) {
 	}
 	// AfterTool: the jail refused the write to /etc; how to ask a human
 	// for it follows the output, naming the model's own command
-	mustContain(t, "the hook's note", note, "sandbox: the jail refused a write to /etc/sandbox-e2e-escape", "--script './probe.sh'")
-	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
-		os.Remove("/etc/sandbox-e2e-escape")
-		t.Error("the allowed command wrote outside the project")
-	}
+	mustContain(t, "the hook's note", note, "sandbox: the jail refused a write to "+escape, "--script './probe.sh'")
+	contained(t, escape)
 	res = resultOf(t, model.MainRequests(), 2)
 	mustContain(t, "the second call's result", res.Content, filepath.Join(dir, "sub")+"\n", "it's $(not run)", "NoNewPrivs:\t1")
 	if seen := a.answered(); len(seen) != 0 {
@@ -127,6 +125,7 @@ func TestGeminiAllowedShellRunsInTheJail(t *testing.T) {
 // command's real output reaches the model as the call's error (Gemini
 // CLI hands it the BeforeTool reason), and it ran once.
 func TestGeminiEscalationOutputReachesTheModel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("gemini", map[string]string{"data.txt": "secret\n"})
 	model := startGemini(t, shellCall(map[string]any{"command": escalating, "description": "make data.txt private (e2e)"}))
@@ -148,6 +147,7 @@ func TestGeminiEscalationOutputReachesTheModel(t *testing.T) {
 // that command, run by bash in the call's directory as Gemini CLI runs
 // it, prints what the original prints, whatever quotes it holds.
 func TestGeminiHookRewriteRunsTheSameCommand(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	e := newEnv(t)
 	dir := e.project("gemini", map[string]string{"sub/keep": ""})

@@ -42,6 +42,7 @@ func preEvent(dir, tool string, input map[string]any) map[string]any {
 var requestID = regexp.MustCompile(`request ([0-9a-z]{20,})`)
 
 func TestHookPendingThenRetryJoins(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", nil)
 	ev := preEvent(dir, "Bash", map[string]any{"command": "git push origin main", "description": "publish"})
@@ -70,6 +71,7 @@ func TestHookPendingThenRetryJoins(t *testing.T) {
 }
 
 func TestHookFailsClosed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", nil)
 	bare := t.TempDir()
@@ -98,6 +100,7 @@ func TestHookFailsClosed(t *testing.T) {
 }
 
 func TestHookAllowedWriteKeepsTheOriginal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"notes.md": "v1\n"})
 	target := filepath.Join(dir, "notes.md")
@@ -121,6 +124,7 @@ func TestHookAllowedWriteKeepsTheOriginal(t *testing.T) {
 }
 
 func TestHookSessionStartBriefsTheModel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", nil)
 	out, errOut, code := e.hook(t, map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}, "claude")

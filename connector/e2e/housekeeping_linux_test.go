@@ -20,6 +20,7 @@ import (
 // denies everything and records what it saw; the project is a git
 // repository with a commit, as where Claude Code is used.
 func TestClaudeStartsUnderSandboxRunWithoutAsking(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"main.go": "package main\n\nfunc main() {}\n", "go.mod": "module example.com/p\n\ngo 1.22\n"})
@@ -28,7 +29,7 @@ func TestClaudeStartsUnderSandboxRunWithoutAsking(t *testing.T) {
 	// git traces every command it runs here: the proof that Claude Code's
 	// own git calls went through the shims (and so were decided) at all
 	trace := filepath.Join(dir, "git-trace.log")
-	t.Setenv("GIT_TRACE", trace)
+	e.setenv("GIT_TRACE", trace)
 	model := startModel(t, bashCall("echo first-call; git status --short", "the model's first tool call"))
 	addr := forward(t, "127.0.0.2", strings.TrimPrefix(model.URL, "http://"))
 	a := e.approver(dir, func(queue.Summary) decision { return decision{reason: "the test denies everything"} })

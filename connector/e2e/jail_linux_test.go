@@ -24,11 +24,27 @@ import (
 // proveJail is a script in the project that a human allowed to run
 // (`./probe.sh` added to the policy's allow rules: the analyzer cannot
 // see what a script does, as with a Makefile or a test). It shows where
-// it ran: a write outside the project fails only in the jail, the jail
-// sets no_new_privs, and its exit status (3) is its own.
-const proveJail = "#!/bin/bash\necho start-marker\ngrep NoNewPrivs /proc/self/status\n" +
-	"if echo x > /etc/sandbox-e2e-escape 2>/dev/null; then echo WROTE-OUTSIDE; else echo CONTAINED; fi\n" +
-	"echo to-stderr >&2\nexit 3\n"
+// it ran: a write outside the project (escape, a path in /etc of the
+// test's own, so that tests running side by side never see or remove
+// each other's) fails only in the jail, the jail sets no_new_privs, and
+// its exit status (3) is its own.
+func proveJail(t *testing.T) (script, escape string) {
+	escape = "/etc/sandbox-e2e-escape-" + t.Name()
+	os.Remove(escape)
+	return "#!/bin/bash\necho start-marker\ngrep NoNewPrivs /proc/self/status\n" +
+		"if echo x > " + escape + " 2>/dev/null; then echo WROTE-OUTSIDE; else echo CONTAINED; fi\n" +
+		"echo to-stderr >&2\nexit 3\n", escape
+}
+
+// contained fails the test when proveJail's write outside the project
+// took place.
+func contained(t *testing.T, escape string) {
+	t.Helper()
+	if _, err := os.Stat(escape); err == nil {
+		os.Remove(escape)
+		t.Error("the allowed command wrote outside the project")
+	}
+}
 
 // proveTmp, allowed like proveJail, reads a file the agent left in the
 // host's /tmp (DIR/in.txt), writes one there for its next command, and
@@ -42,9 +58,13 @@ const proveTmp = "#!/bin/bash\ncat DIR/in.txt\necho from-the-jail > DIR/out.txt\
 // output, stderr and exit status as its own. Each call is a jail of its
 // own that shares the host's /tmp (what the agent's Write tool or an
 // earlier call put there is there) but not the sockets in it.
+//
+// Not in parallel: the test leaves a socket in the host's /tmp, which
+// changes how every jail started meanwhile shares /tmp (without a mount
+// namespace, entry by entry).
 func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 	testenv.RequireRoot(t)
-	os.Remove("/etc/sandbox-e2e-escape")
+	probe, escape := proveJail(t)
 	e := newEnv(t)
 	hostTmp := tmpDir(t, "sandbox-e2e-")
 	if err := os.WriteFile(filepath.Join(hostTmp, "in.txt"), []byte("left-by-the-agent\n"), 0o644); err != nil {
@@ -57,7 +77,7 @@ func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 	}
 	defer ln.Close()
 	useTmp := strings.NewReplacer("DIR", hostTmp, "SOCK", sock).Replace(proveTmp)
-	dir := e.project("claude", map[string]string{"probe.sh": proveJail, "tmp.sh": useTmp, "sub/keep": ""})
+	dir := e.project("claude", map[string]string{"probe.sh": probe, "tmp.sh": useTmp, "sub/keep": ""})
 	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
 	os.Chmod(filepath.Join(dir, "tmp.sh"), 0o755)
 	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n    - {pattern: \"./tmp.sh\"}\n")
@@ -71,10 +91,7 @@ func TestClaudeAllowedBashRunsInTheJail(t *testing.T) {
 	if strings.Contains(res.Content, "WROTE-OUTSIDE") || strings.Contains(res.Content, "sandbox:") {
 		t.Errorf("the command ran outside the jail, or sandbox spoke in its output:\n%s", res.Content)
 	}
-	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
-		os.Remove("/etc/sandbox-e2e-escape")
-		t.Error("the allowed command wrote outside the project")
-	}
+	contained(t, escape)
 	if seen := a.answered(); len(seen) != 0 {
 		t.Errorf("the allowed call reached the approver: %+v", seen)
 	}
@@ -105,6 +122,7 @@ func tmpDir(t *testing.T, prefix string) string {
 // bus to a scripted human, the MCP server runs an allowed command, and
 // every output reaches the model.
 func TestClaudeHooksWorkUnderSandboxRun(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"data.txt": "secret\n"})
@@ -228,6 +246,7 @@ func forward(t *testing.T, host, target string) string {
 // runs it, does exactly what the original does, whatever quotes and
 // substitutions the original holds.
 func TestHookForgedJailMarkerStillJails(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	e := newEnv(t)
 	dir := e.project("claude", nil)
@@ -271,6 +290,7 @@ func TestHookForgedJailMarkerStillJails(t *testing.T) {
 // that: the descriptor never reaches the jail (a command writing to it
 // finds it closed), and the command's stdin is empty.
 func TestRunCwdFDReportsOnlyTheFinalDirectory(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"sub/keep": ""})
@@ -296,10 +316,11 @@ func TestRunCwdFDReportsOnlyTheFinalDirectory(t *testing.T) {
 // The MCP server's run_privileged runs an allowed command in the project
 // jail too in connector mode, and its output reaches the model.
 func TestMCPAllowedCommandRunsInTheJail(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
-	os.Remove("/etc/sandbox-e2e-escape")
+	probe, escape := proveJail(t)
 	e := newEnv(t)
-	dir := e.project("claude", map[string]string{"probe.sh": proveJail})
+	dir := e.project("claude", map[string]string{"probe.sh": probe})
 	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
 	e.mustSandbox("init", dir, "--mcp")
 	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
@@ -312,20 +333,18 @@ func TestMCPAllowedCommandRunsInTheJail(t *testing.T) {
 	if strings.Contains(res.Content, "WROTE-OUTSIDE") {
 		t.Errorf("the allowed command ran outside the jail:\n%s", res.Content)
 	}
-	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
-		os.Remove("/etc/sandbox-e2e-escape")
-		t.Error("the allowed command wrote outside the project")
-	}
+	contained(t, escape)
 }
 
 // Codex's PreToolUse honours updatedInput for its shell tool: an allowed
 // command runs in the project jail, its output and exit status reaching
 // the model.
 func TestCodexAllowedCommandRunsInTheJail(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
-	os.Remove("/etc/sandbox-e2e-escape")
+	probe, escape := proveJail(t)
 	e := newEnv(t)
-	dir := e.project("codex", map[string]string{"probe.sh": proveJail})
+	dir := e.project("codex", map[string]string{"probe.sh": probe})
 	os.Chmod(filepath.Join(dir, "probe.sh"), 0o755)
 	e.editPolicy(t, dir, "shell:\n  allow:\n", "shell:\n  allow:\n    - {pattern: \"./probe.sh\"}\n")
 	model, err := fakemodel.StartResponses(func(r *fakemodel.Request) fakemodel.Reply {
@@ -350,10 +369,7 @@ func TestCodexAllowedCommandRunsInTheJail(t *testing.T) {
 	}
 	res := resultOf(t, model.MainRequests(), 1)
 	mustContain(t, "the tool output", res.Content, "start-marker", "NoNewPrivs:\t1", "CONTAINED", "to-stderr")
-	if _, err := os.Stat("/etc/sandbox-e2e-escape"); err == nil {
-		os.Remove("/etc/sandbox-e2e-escape")
-		t.Error("the allowed command wrote outside the project")
-	}
+	contained(t, escape)
 }
 
 // Class 26 without an agent: `sandbox hook claude` started inside
@@ -362,6 +378,7 @@ func TestCodexAllowedCommandRunsInTheJail(t *testing.T) {
 // and an escalated call becomes a request a human approves, whose output
 // comes back. None of it reads the per-user state, which the jail hides.
 func TestHookInsideTheJailAnswersFromTheTrustedSide(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"data.txt": "secret\n"})

@@ -18,6 +18,13 @@ import (
 // sandboxBin is the sandbox binary built once for all tests.
 var sandboxBin string
 
+// noState is this test process's XDG_STATE_HOME: a path no process can
+// make a state in. Every process a test starts gets its test's own state
+// through its environment (env.vars), never through this process's, so
+// the tests can run in parallel; one that inherited this process's
+// environment fails instead of reading the real user's state.
+const noState = "/dev/null/no-per-user-state-in-tests"
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "sandbox-e2e-")
 	if err != nil {
@@ -31,6 +38,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building sandbox:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
+	}
+	if runtime.GOOS != "windows" { // LOCALAPPDATA there, and no e2e run
+		os.Setenv("XDG_STATE_HOME", noState)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -58,17 +68,18 @@ func client(t *testing.T, name string) string {
 }
 
 // env is the environment of every process a test starts: a private
-// per-user state dir, and the egress trap as proxy.
+// per-user state dir, the egress trap as proxy, and the variables the test
+// set (setenv).
 type env struct {
 	t     *testing.T
 	state string
 	trap  *fakemodel.Trap
+	set   []string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
 	trap, err := fakemodel.StartTrap()
 	if err != nil {
 		t.Fatal(err)
@@ -83,13 +94,19 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-// vars returns the base environment plus extra, with the proxy trap set.
+// setenv sets key for every process the test starts from now on (what
+// t.Setenv would do, which a parallel test may not call). Call it before
+// the test starts anything that runs on its own (an approver).
+func (e *env) setenv(key, value string) { e.set = append(e.set, key+"="+value) }
+
+// vars returns the base environment plus the test's variables and extra,
+// with the test's per-user state and the proxy trap set.
 func (e *env) vars(extra ...string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch strings.ToUpper(k) {
-		case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+		case "XDG_STATE_HOME", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
 			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL":
 			continue
 		}
@@ -97,6 +114,7 @@ func (e *env) vars(extra ...string) []string {
 	}
 	out = append(out, "XDG_STATE_HOME="+e.state, "HTTPS_PROXY="+e.trap.URL, "HTTP_PROXY="+e.trap.URL,
 		"https_proxy="+e.trap.URL, "http_proxy="+e.trap.URL, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	out = append(out, e.set...) // the last of a key's entries is the one a process gets
 	return append(out, extra...)
 }
 

@@ -33,6 +33,7 @@ func (e *env) runClaudeAllowing(t *testing.T, dir string, model *fakemodel.Anthr
 // by `sandbox init --mcp` in .mcp.json); a human approves; the model gets
 // the approved command's real output as the tool result.
 func TestMCPClaudeRunPrivileged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("claude", map[string]string{"data.txt": "secret\n"})
 	e.mustSandbox("init", dir, "--mcp")

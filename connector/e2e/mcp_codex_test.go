@@ -19,6 +19,7 @@ import (
 // approved there, and the call may wait for a human); a human approves;
 // the model gets the approved command's real output.
 func TestMCPCodexRunPrivileged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("codex", map[string]string{"data.txt": "secret\n"})
 	// Codex hands an MCP server only a short list of variables (HOME,

@@ -51,6 +51,7 @@ type inspectorResult struct {
 }
 
 func TestMCPInspectorListsTheTools(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("mcp", nil)
 	out, ok := e.inspector(t, dir, "--method", "tools/list")
@@ -82,6 +83,7 @@ func TestMCPInspectorListsTheTools(t *testing.T) {
 }
 
 func TestMCPInspectorCallsEachTool(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("mcp", map[string]string{"data.txt": "secret\n"})
 	e.approver(dir, approveAll)
@@ -117,6 +119,7 @@ func TestMCPInspectorCallsEachTool(t *testing.T) {
 }
 
 func TestMCPInspectorErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("mcp", nil)
 	out, ok := e.inspector(t, dir, "--method", "tools/call", "--tool-name", "run_privileged", "--tool-arg", "reason=no command")

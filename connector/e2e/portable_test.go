@@ -16,8 +16,9 @@ import (
 // portable hook line (no path of this machine), and the real Claude Code
 // runs it: the hooks answer, the allowed call runs and is recorded.
 func TestClaudePortableWiring(t *testing.T) {
-	t.Setenv("PATH", filepath.Dir(sandboxBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Parallel()
 	e := newEnv(t)
+	e.setenv("PATH", filepath.Dir(sandboxBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := e.project("claude", nil)
 	settings := readFile(t, filepath.Join(dir, ".claude", "settings.json"))
 	if !strings.Contains(settings, "exec sandbox hook claude") || strings.Contains(settings, sandboxBin) {
@@ -36,8 +37,9 @@ func TestClaudePortableWiring(t *testing.T) {
 // TestCodexPortableWiring: the real Codex runs the portable hook line of
 // .codex/config.toml (a shell line, not a path) and the escalation works.
 func TestCodexPortableWiring(t *testing.T) {
-	t.Setenv("PATH", filepath.Dir(sandboxBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Parallel()
 	e := newEnv(t)
+	e.setenv("PATH", filepath.Dir(sandboxBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := e.project("codex", map[string]string{"data.txt": "secret\n"})
 	if cfg := readFile(t, filepath.Join(dir, ".codex", "config.toml")); !strings.Contains(cfg, "exec sandbox hook codex") {
 		t.Fatalf("init did not write the portable hook line:\n%s", cfg)

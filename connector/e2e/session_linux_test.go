@@ -31,6 +31,9 @@ const maxSessionAsks = 3
 // except those the script marks as leaving the machine (no internet here),
 // and counts them. The default policy may not ask more than the policy it
 // replaces; the target is at most maxSessionAsks.
+//
+// Not in parallel: the script's dev servers listen on fixed loopback
+// ports and its commands write fixed paths in /tmp.
 func TestScriptedSessionAsksOnlyWhatMatters(t *testing.T) {
 	testenv.RequireRoot(t)
 	script := filepath.Join("testdata", "session", "go-notes.txt")
