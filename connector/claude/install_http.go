@@ -32,7 +32,17 @@ func init() {
 // SessionStart hook (`sandbox hookd --ensure`) starts that server when it
 // does not answer. PreToolUse fails closed (onFailure "block"): with the
 // server down, no tool call runs.
-type HTTPIntegration struct{}
+type HTTPIntegration struct {
+	// Port overrides the project's port (tests); nil: hookd.Port.
+	Port func(root string) int
+}
+
+func (i HTTPIntegration) url(root string) string {
+	if i.Port == nil {
+		return HookURL(root)
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(i.Port(root)) + "/hook/" + Name
+}
 
 // httpHookEntry is one hook of type "http".
 type httpHookEntry struct {
@@ -61,7 +71,7 @@ func ensureCommand(exe string) string {
 }
 
 // Install merges the hooks into the settings file.
-func (HTTPIntegration) Install(env install.Env, prev install.Change) (install.Change, error) {
+func (i HTTPIntegration) Install(env install.Env, prev install.Change) (install.Change, error) {
 	var old *jsonedit.Change
 	if len(prev) > 0 {
 		var err error
@@ -69,7 +79,7 @@ func (HTTPIntegration) Install(env install.Env, prev install.Change) (install.Ch
 			return nil, err
 		}
 	}
-	cmd, url := ensureCommand(env.Exe), HookURL(env.Folder.Root)
+	cmd, url := ensureCommand(env.Exe), i.url(env.Folder.Root)
 	pre := int(hookTimeout().Seconds())
 	groups := []struct {
 		event string
