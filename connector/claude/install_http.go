@@ -1,9 +1,7 @@
 package claude
 
 import (
-	"encoding/json"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -72,71 +70,22 @@ func ensureCommand(exe string) string {
 
 // Install merges the hooks into the settings file.
 func (i HTTPIntegration) Install(env install.Env, prev install.Change) (install.Change, error) {
-	var old *jsonedit.Change
-	if len(prev) > 0 {
-		var err error
-		if old, err = jsonedit.DecodeRecord(HTTPName, prev); err != nil {
-			return nil, err
-		}
-	}
 	cmd, url := ensureCommand(env.Exe), i.url(env.Folder.Root)
 	pre := int(hookTimeout().Seconds())
-	groups := []struct {
-		event string
-		g     httpGroup
-	}{
+	groups := []EventGroup{
 		{toolhook.PreToolUse, httpGroup{Matcher: Matcher, Hooks: []any{httpHookEntry{Type: "http", URL: url, Timeout: pre, OnFailure: "block"}}}},
 		{toolhook.PostToolUse, httpGroup{Matcher: Matcher, Hooks: []any{httpHookEntry{Type: "http", URL: url, Timeout: 30}}}},
 		{toolhook.SessionStart, httpGroup{Hooks: []any{hookEntry{Type: "command", Command: cmd, Timeout: 30}}}},
 	}
-	add := func(d *jsonedit.Doc) ([]jsonedit.Site, error) {
-		var sites []jsonedit.Site
-		keep := func(s *jsonedit.Site, err error) error {
-			if s != nil {
-				sites = append(sites, *s)
-			}
-			return err
-		}
-		for _, g := range groups {
-			if err := keep(d.EnsureMember(nil, "hooks", jsonedit.Object)); err != nil {
-				return nil, err
-			}
-			if err := keep(d.EnsureMember([]string{"hooks"}, g.event, jsonedit.Array)); err != nil {
-				return nil, err
-			}
-			path := []string{"hooks", g.event}
-			arr, err := d.Lookup(path)
-			if err != nil {
-				return nil, err
-			}
-			if slices.ContainsFunc(arr.Elems, func(n *jsonedit.Node) bool { return oursHTTP(cmd)(jsonedit.Site{}, n) }) {
-				continue
-			}
-			s, err := d.AddElement(path, g.g, jsonedit.Last)
-			if err := keep(&s, err); err != nil {
-				return nil, err
-			}
-		}
-		return sites, nil
-	}
-	e := jsonedit.Edit{File: SettingsFile, Command: cmd, Ours: oursHTTP, Add: add}
-	ch, changed, err := e.Install(env.Folder.Root, old)
-	if err != nil {
-		return nil, err
-	}
-	if !changed && len(prev) > 0 {
-		return prev, nil
-	}
-	return json.Marshal(ch)
+	return installSettings(env, HTTPName, prev, jsonedit.Edit{File: SettingsFile, Command: cmd, Ours: oursHTTP,
+		Add: func(d *jsonedit.Doc) ([]jsonedit.Site, error) {
+			return addGroups(d, groups, func(n *jsonedit.Node) bool { return oursHTTP(cmd)(jsonedit.Site{}, n) })
+		}})
 }
 
 // Uninstall removes exactly what Install recorded.
 func (HTTPIntegration) Uninstall(env install.Env, c install.Change) error {
-	ch, err := jsonedit.DecodeRecord(HTTPName, c)
-	if err != nil {
-		return err
-	}
-	return jsonedit.Uninstall(env.Folder.Root, ch, oursHTTP(ch.Command))
+	return uninstallSettings(env, HTTPName, c, oursHTTP)
 }
 
 // oursHTTP recognises a group that sandbox added: its hooks are exactly

@@ -23,10 +23,11 @@ type group struct {
 	Hooks   []hookEntry `json:"hooks"`
 }
 
-// EventGroup is a group sandbox adds under one event.
+// EventGroup is a group sandbox adds under one event (a group, or an
+// httpGroup for init --claude-http).
 type EventGroup struct {
 	Event string
-	Group group
+	Group any
 }
 
 // Groups are the groups `sandbox init --claude` adds for command cmd:
@@ -41,9 +42,10 @@ func Groups(cmd string) []EventGroup {
 	}
 }
 
-// addGroups merges the groups for cmd into a settings document
-// ({"hooks": {EVENT: [GROUP...]}}), adding only what is missing.
-func addGroups(d *jsonedit.Doc, cmd string) ([]jsonedit.Site, error) {
+// addGroups merges gs into a settings document ({"hooks": {EVENT:
+// [GROUP...]}}), adding only the groups whose event has none that
+// present recognises.
+func addGroups(d *jsonedit.Doc, gs []EventGroup, present func(*jsonedit.Node) bool) ([]jsonedit.Site, error) {
 	var sites []jsonedit.Site
 	keep := func(s *jsonedit.Site, err error) error {
 		if s != nil {
@@ -51,7 +53,7 @@ func addGroups(d *jsonedit.Doc, cmd string) ([]jsonedit.Site, error) {
 		}
 		return err
 	}
-	for _, g := range Groups(cmd) {
+	for _, g := range gs {
 		if err := keep(d.EnsureMember(nil, "hooks", jsonedit.Object)); err != nil {
 			return nil, err
 		}
@@ -63,7 +65,7 @@ func addGroups(d *jsonedit.Doc, cmd string) ([]jsonedit.Site, error) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(arr.Elems, func(n *jsonedit.Node) bool { return runs(d, n, cmd) }) {
+		if slices.ContainsFunc(arr.Elems, present) {
 			continue
 		}
 		s, err := d.AddElement(path, g.Group, jsonedit.Last)
