@@ -69,18 +69,7 @@ func runHook(ctx context.Context, opts *hookOptions) error {
 		return &exitError{exitHookRefused, fmt.Sprintf("hook: unknown agent %q (known: %s)", opts.agent, strings.Join(hookAgents(), ", "))}
 	}
 	h := a.Hook
-	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
-		o := live.Options{Agent: a.Name, Classify: classify, Wait: opts.wait, DeferAllow: opts.deferAllow,
-			BeforeWait: opts.beforeWait, Log: hookLogger()}
-		if h.Jails {
-			exe, err := jailExe()
-			if err != nil {
-				return nil, err
-			}
-			o.Exe, o.ProbeJail = exe, probeJail
-		}
-		return live.Open(ctx, cwd, o)
-	}
+	open := hookOpener(a, live.Options{Wait: opts.wait, DeferAllow: opts.deferAllow, BeforeWait: opts.beforeWait, Log: hookLogger()})
 	code, err := h.Run(ctx, opts.stdin, opts.stdout, os.Stderr, open)
 	if err != nil {
 		code = h.Refuse(opts.stdout, os.Stderr, err)
@@ -89,6 +78,30 @@ func runHook(ctx context.Context, opts *hookOptions) error {
 		return exitWith(code)
 	}
 	return nil
+}
+
+// hookOpener opens the core for one event of agent a with base's
+// options: the agent's name, whether the event decides, and for an agent
+// whose hook can replace a command the binary to jail it with (base.Exe
+// when set, else this one).
+func hookOpener(a adapter.Agent, base live.Options) func(context.Context, string, bool) (*hook.Core, error) {
+	return func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
+		o := base
+		o.Agent, o.Classify = a.Name, classify
+		if !a.Hook.Jails {
+			o.Exe, o.RunPort = "", 0
+		} else if o.Exe == "" {
+			exe, err := jailExe()
+			if err != nil {
+				return nil, err
+			}
+			o.Exe = exe
+		}
+		if o.Exe != "" {
+			o.ProbeJail = probeJail
+		}
+		return live.Open(ctx, cwd, o)
+	}
 }
 
 // jailExe is the binary the allowed shell commands of an agent whose

@@ -20,7 +20,6 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/folder"
-	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/hook/live"
 	"github.com/sandbox-dev/sandbox/connector/hookd"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -247,13 +246,7 @@ func (s *hookdServer) answerHook(ctx context.Context, agent string, in []byte) [
 		return refusalJSON(in, fmt.Sprintf("hook: unknown agent %q", agent))
 	}
 	h := a.Hook
-	open := func(ctx context.Context, cwd string, classify bool) (*hook.Core, error) {
-		o := live.Options{Agent: a.Name, Classify: classify, Log: s.log}
-		if h.Jails {
-			o.Exe, o.ProbeJail, o.RunPort = s.exe, probeJail, s.runPort
-		}
-		return live.Open(ctx, cwd, o)
-	}
+	open := hookOpener(a, live.Options{Exe: s.exe, RunPort: s.runPort, Log: s.log})
 	var out, errb bytes.Buffer
 	code, err := h.Run(ctx, bytes.NewReader(in), &out, &errb, open)
 	if err != nil {
