@@ -47,16 +47,9 @@ func prepareGlobal(path, stateDir string) (g *globalCopy, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent config %s: %w", path, err)
 	}
-	if stateDir == "" {
-		if stateDir, err = userstate.DefaultDir(); err != nil {
-			return nil, err
-		}
-	}
-	var id [8]byte
-	rand.Read(id[:])
-	dir := filepath.Join(stateDir, "runs", hex.EncodeToString(id[:]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("per-run dir: %w", err)
+	dir, err := newRunDir(stateDir, "")
+	if err != nil {
+		return nil, err
 	}
 	g = &globalCopy{orig: path, copy: filepath.Join(dir, filepath.Base(path)), dir: dir}
 	if err := os.WriteFile(g.copy, data, 0o600); err != nil {
@@ -64,6 +57,25 @@ func prepareGlobal(path, stateDir string) (g *globalCopy, err error) {
 		return nil, fmt.Errorf("per-run copy: %w", err)
 	}
 	return g, nil
+}
+
+// newRunDir makes a fresh per-run dir (name prefix, then a random id) in
+// the per-user state dir (default: userstate.DefaultDir), which jails
+// never see.
+func newRunDir(stateDir, prefix string) (string, error) {
+	if stateDir == "" {
+		var err error
+		if stateDir, err = userstate.DefaultDir(); err != nil {
+			return "", err
+		}
+	}
+	var id [8]byte
+	rand.Read(id[:])
+	dir := filepath.Join(stateDir, "runs", prefix+hex.EncodeToString(id[:]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("per-run dir: %w", err)
+	}
+	return dir, nil
 }
 
 // readRegular reads path without following a link, refusing anything but

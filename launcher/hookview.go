@@ -1,8 +1,6 @@
 package launcher
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 )
 
@@ -57,16 +54,8 @@ func hookView(root, stateDir string) (sub jailspec.Substitute, dir string, ok bo
 	if err != nil || !changed {
 		return sub, "", false, err // a file Claude Code cannot read either: left as it is
 	}
-	if stateDir == "" {
-		if stateDir, err = userstate.DefaultDir(); err != nil {
-			return sub, "", false, err
-		}
-	}
-	var id [8]byte
-	rand.Read(id[:])
-	dir = filepath.Join(stateDir, "runs", "hooks-"+hex.EncodeToString(id[:]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return sub, "", false, fmt.Errorf("per-run dir: %w", err)
+	if dir, err = newRunDir(stateDir, "hooks-"); err != nil {
+		return sub, "", false, err
 	}
 	src := filepath.Join(dir, "settings.json")
 	if err := os.WriteFile(src, view, 0o600); err != nil {
