@@ -121,13 +121,11 @@ func hookServerCheck(f folder.Folder, c check) check {
 		return c
 	}
 	url := claude.HookURL(f.Root)
-	text := string(data)
-	i := strings.Index(text, " hookd --ensure")
-	if !strings.Contains(text, `"`+url+`"`) || i < 0 {
+	bin, found := binaryBefore(string(data), " hookd --ensure")
+	if !found || !strings.Contains(string(data), `"`+url+`"`) {
 		c.Status, c.Detail = statusBroken, fmt.Sprintf("%s no longer posts to this project's hook server %s (run `sandbox init --%s`)", rel, url, c.Name)
 		return c
 	}
-	bin, _ := wiredBinary([]byte(text[:i]+" hook "+c.Name), c.Name)
 	if c = binaryCheck(c, rel, bin); c.Status != statusOK {
 		return c
 	}
@@ -164,8 +162,13 @@ func wiredBinary(data []byte, name string) (string, bool) {
 		e, ok := doc.MCPServers[mcpserver.ServerName]
 		return e.Command, ok && e.Command != ""
 	}
-	text := string(data)
-	i := strings.Index(text, " hook "+name)
+	return binaryBefore(string(data), " hook "+name)
+}
+
+// binaryBefore is the binary named in text just before marker (a shell
+// word, quoted or not).
+func binaryBefore(text, marker string) (string, bool) {
+	i := strings.Index(text, marker)
 	if i < 0 {
 		return "", false
 	}
