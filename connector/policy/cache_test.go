@@ -12,6 +12,7 @@ import (
 func TestCacheRoundTrip(t *testing.T) {
 	src := string(DefaultYAML()) + "ci:\n  shell: {approve: [\"npm ci\"], deny: [\"git push **\"]}\n" +
 		"limits: {memory: 4GiB, pids: 70, cpu: 150%}\nbroker: {env: [PATH]}\nhook: {wait: 90s}\n" +
+		"agents: {setup: npm ci, test: make test, notify: {webhook: \"https://h.example/w\"}}\n" +
 		"mcp:\n  deny: [{pattern: \"mcp__x__*\", reason: \"tab\\there, quote \\\" and é\"}]\n"
 	src = strings.Replace(src, "\nmcp:\n  allow:\n    # sandbox's own MCP server: its tools are the way to ask a human.\n    - \"mcp__sandbox__*\"\n", "\n", 1)
 	p, err := Parse("p.yaml", []byte(src))

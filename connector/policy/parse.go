@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -54,6 +55,7 @@ func Parse(file string, data []byte) (*Policy, error) {
 	p.Run.Env.Keep = c.envPatterns("run.env.keep", doc.Run.Env.Keep)
 	p.Run.Env.Drop = c.envPatterns("run.env.drop", doc.Run.Env.Drop)
 	p.Shims = c.shimNames(&doc.Shims)
+	p.Agents = c.agents(&doc.Agents)
 	if doc.Limits.PIDs < 0 || doc.Limits.PIDs > 0 && doc.Limits.PIDs < MinPIDs {
 		c.add(0, "limits.pids must be 0 (no limit) or at least %d: the jail's init needs a few threads", MinPIDs)
 	}
@@ -480,4 +482,17 @@ func quoteOpens(line string, i int) bool {
 	before := strings.TrimRight(line[:i], " \t")
 	return before == "" || strings.HasSuffix(before, "-") || strings.HasSuffix(before, ":") ||
 		strings.HasSuffix(before, "[") || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",")
+}
+
+// agents checks the agents: section: the webhook is an http(s) URL.
+func (c *collector) agents(d *agentsDoc) Agents {
+	a := Agents{Setup: strings.TrimSpace(d.Setup), Test: strings.TrimSpace(d.Test)}
+	if n := &d.Notify.Webhook; n.Kind != 0 {
+		u, err := url.Parse(n.Value)
+		if n.Kind != yaml.ScalarNode || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			c.add(n.Line, "agents.notify.webhook: %q is not an http(s) URL", n.Value)
+		}
+		a.Webhook = n.Value
+	}
+	return a
 }

@@ -42,6 +42,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad wait", "version: 1\nhook: {wait: soon}\n", []string{"p.yaml:2: hook.wait"}},
 		{"bad env", "version: 1\nbroker: {env: [\"A-B\"]}\n", []string{"p.yaml:2: broker.env"}},
 		{"wrong type", "version: 1\nshell: [a]\n", []string{"p.yaml:2:"}},
+		{"bad webhook", "version: 1\nagents:\n  notify: {webhook: \"ftp://x/y\"}\n", []string{"p.yaml:3: agents.notify.webhook"}},
+		{"webhook no host", "version: 1\nagents: {notify: {webhook: \"https:///x\"}}\n", []string{"p.yaml:2: agents.notify.webhook"}},
+		{"agents unknown key", "version: 1\nagents: {setpu: x}\n", []string{`p.yaml:2: unknown key "setpu"`}},
+		{"agents setup list", "version: 1\nagents: {setup: [npm, ci]}\n", []string{"p.yaml:2:"}},
 		{"many errors", "version: 1\nfoo: 1\nshell:\n  allow:\n    - \"** x\"\n", []string{"p.yaml:2: unknown key", "p.yaml:5: shell allow rule"}},
 	}
 	for _, tc := range tests {
@@ -73,6 +77,10 @@ ci:
 limits: {memory: 4GiB, pids: 512, cpu: 200%}
 broker: {env: [PATH, HOME]}
 hook: {wait: 10m}
+agents:
+  setup: npm ci
+  test: "go test ./..."
+  notify: {webhook: "https://hooks.example/x"}
 `
 	p, err := Parse("p.yaml", []byte(src))
 	if err != nil {
@@ -87,6 +95,9 @@ hook: {wait: 10m}
 	}
 	if p.Limits.PIDs != 512 || p.Broker.Env[1] != "HOME" || p.Hook.Wait.Minutes() != 10 {
 		t.Errorf("limits/broker/hook = %+v %+v %+v", p.Limits, p.Broker, p.Hook)
+	}
+	if p.Agents != (Agents{Setup: "npm ci", Test: "go test ./...", Webhook: "https://hooks.example/x"}) {
+		t.Errorf("agents = %+v", p.Agents)
 	}
 }
 

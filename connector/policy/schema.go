@@ -26,6 +26,8 @@ type Policy struct {
 	Broker Broker
 	Hook   Hook
 	Run    Run
+	// Agents is the agents: section (`sandbox agents`).
+	Agents Agents `json:",omitzero"`
 	// Shims lists the tools run mode shims (nil: the default list).
 	Shims []string
 
@@ -90,6 +92,14 @@ type RunEnv struct {
 	Drop []string `json:",omitempty"`
 }
 
+// Agents holds the commands `sandbox agents` runs in each agent's jail,
+// in its worktree, and where it tells a human that an agent waits.
+type Agents struct {
+	Setup   string `json:",omitempty"` // before the agent starts (npm ci)
+	Test    string `json:",omitempty"` // before a land request is shown
+	Webhook string `json:",omitempty"` // notify.webhook: POSTed JSON when an agent starts waiting
+}
+
 // Hook tunes the agent hooks.
 type Hook struct {
 	// Wait is how long a hook waits for a human before it gives up (and
@@ -116,7 +126,16 @@ type fileDoc struct {
 	Broker  brokerDoc   `yaml:"broker"`
 	Hook    hookDoc     `yaml:"hook"`
 	Run     runDoc      `yaml:"run"`
+	Agents  agentsDoc   `yaml:"agents"`
 	Shims   yaml.Node   `yaml:"shims"`
+}
+
+type agentsDoc struct {
+	Setup  string `yaml:"setup"`
+	Test   string `yaml:"test"`
+	Notify struct {
+		Webhook yaml.Node `yaml:"webhook"`
+	} `yaml:"notify"`
 }
 
 type runDoc struct {
