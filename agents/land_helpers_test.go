@@ -45,6 +45,8 @@ func newLandRepo(t *testing.T, name string) *landRepo {
 		t.Fatal(err)
 	}
 	gitT(t, root, "init", "-q", "-b", "main")
+	gitT(t, root, "config", "user.name", "Lander")
+	gitT(t, root, "config", "user.email", "lander@example.com")
 	write(t, root, "a.txt", "one\ntwo\nthree\n")
 	write(t, root, "u.txt", "user\n")
 	write(t, root, ".gitignore", ".sandbox/\n")
