@@ -25,7 +25,13 @@ import (
 // with another's t.Setenv could pick up that one's.
 func TestMain(m *testing.M) {
 	launcher.MaybeInit()
-	if os.Getenv(approverMainVar) != "1" && filepath.Base(os.Args[0]) != "sandbox" && runtime.GOOS != "windows" {
+	if os.Getenv(approverMainVar) == "1" {
+		// an approver process needs no script commands: testscript.Main
+		// would make it a temporary dir of them, which the tests that
+		// kill approvers (kill -9) left behind by the thousand
+		os.Exit(m.Run())
+	}
+	if filepath.Base(os.Args[0]) != "sandbox" && runtime.GOOS != "windows" {
 		os.Setenv("XDG_STATE_HOME", "/dev/null/no-per-user-state-in-tests")
 	}
 	testscript.Main(m, map[string]func(){"sandbox": main})
