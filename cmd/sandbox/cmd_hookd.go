@@ -310,6 +310,14 @@ func (s *hookdServer) serveRun(ctx context.Context, c *net.TCPConn) {
 	defer s.enter()()
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	q, err := hookd.ReadRequest(c)
+	if errors.Is(err, hookd.ErrVersion) {
+		// what another binary's shell form sends: let it finish sending
+		// (an unread rest would reset the connection under the answer)
+		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		io.Copy(io.Discard, io.LimitReader(c, hookd.MaxRequest))
+		hookd.WriteFallback(c)
+		return
+	}
 	if err != nil {
 		s.log.Warn("hookd: run request", "err", err)
 		hookd.WriteAnswer(c, exitNotRun, "")

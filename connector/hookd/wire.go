@@ -7,12 +7,14 @@
 // port that bash opens itself (`exec 9<>/dev/tcp/127.0.0.1/PORT`): fields
 // separated by NUL bytes,
 //
-//	sandbox-run 1 \0 PID \0 ROOT \0 DIR \0 SCRIPT \0 NAME=VALUE \0 ... \0 \0
+//	sandbox-run 2 \0 PID \0 ROOT \0 DIR \0 SCRIPT \0 EXPORTS \0
 //
 // where PID is the sending shell ($BASHPID), which holds the connection
 // as its descriptor 9 and whose standard output and error the command
 // writes to; ROOT is the project, DIR the shell's directory, SCRIPT the
-// command, and the NAME=VALUE entries the shell's exported variables.
+// command, and EXPORTS the shell's exported variables as its `export -p`
+// writes them (one builtin: a loop over the variables in bash took
+// milliseconds; ParseExports).
 // The answer is "CODE\0DIR\0": the command's exit status and the
 // directory its shell ended in (empty when it reported none), or
 // "fallback\0\0" when the server cannot run it (the shell then starts
@@ -29,7 +31,7 @@ import (
 )
 
 // Magic opens every request: the protocol's name and version.
-const Magic = "sandbox-run 1"
+const Magic = "sandbox-run 2"
 
 // ClientFD is the descriptor the sending shell holds the connection on.
 const ClientFD = 9
@@ -43,6 +45,11 @@ const MaxRequest = 8 << 20
 
 // ErrRequest is a malformed request.
 var ErrRequest = errors.New("hookd: malformed request")
+
+// ErrVersion is a request of another version of the protocol (a hook's
+// answer made by another sandbox binary than the server's): the server
+// answers Fallback, and the shell jails the command itself.
+var ErrVersion = errors.New("hookd: another version of the protocol")
 
 // Request is what a shell asks for.
 type Request struct {
@@ -68,7 +75,7 @@ func ReadRequest(r io.Reader) (*Request, error) {
 		}
 		return s[:len(s)-1], nil
 	}
-	var head [5]string
+	var head [6]string
 	for i := range head {
 		s, err := field()
 		if err != nil {
@@ -77,6 +84,9 @@ func ReadRequest(r io.Reader) (*Request, error) {
 		head[i] = s
 	}
 	if head[0] != Magic {
+		if strings.HasPrefix(head[0], "sandbox-run ") {
+			return nil, fmt.Errorf("%w: %q, not %q", ErrVersion, head[0], Magic)
+		}
 		return nil, fmt.Errorf("%w: not %q", ErrRequest, Magic)
 	}
 	pid, err := strconv.Atoi(head[1])
@@ -87,20 +97,10 @@ func ReadRequest(r io.Reader) (*Request, error) {
 	if !strings.HasPrefix(q.Root, "/") || !strings.HasPrefix(q.Dir, "/") {
 		return nil, fmt.Errorf("%w: the project and the directory must be absolute paths", ErrRequest)
 	}
-	for {
-		kv, err := field()
-		if err != nil {
-			return nil, err
-		}
-		if kv == "" {
-			return q, nil
-		}
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" {
-			return nil, fmt.Errorf("%w: environment entry without a name", ErrRequest)
-		}
-		q.Env = append(q.Env, kv)
+	if q.Env, err = ParseExports(head[5]); err != nil {
+		return nil, err
 	}
+	return q, nil
 }
 
 // WriteAnswer writes how the command ended.

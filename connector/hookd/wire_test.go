@@ -10,7 +10,7 @@ import (
 func req(fields ...string) string { return strings.Join(fields, "\x00") + "\x00" }
 
 func TestReadRequest(t *testing.T) {
-	q, err := ReadRequest(strings.NewReader(req(Magic, "42", "/p", "/p/sub", "echo hi", "A=1", "B=x=y", "")))
+	q, err := ReadRequest(strings.NewReader(req(Magic, "42", "/p", "/p/sub", "echo hi", "declare -x A=\"1\"\ndeclare -x B=\"x=y\"\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,21 +21,24 @@ func TestReadRequest(t *testing.T) {
 
 func TestReadRequestRefusesBadInput(t *testing.T) {
 	for name, in := range map[string]string{
-		"other protocol":   req("sandbox-run 2", "42", "/p", "/p", "x", ""),
-		"pid not a number": req(Magic, "4x", "/p", "/p", "x", ""),
-		"pid zero":         req(Magic, "0", "/p", "/p", "x", ""),
-		"pid with sign":    req(Magic, "+42", "/p", "/p", "x", ""),
-		"relative root":    req(Magic, "42", "p", "/p", "x", ""),
-		"relative dir":     req(Magic, "42", "/p", "sub", "x", ""),
-		"nameless env":     req(Magic, "42", "/p", "/p", "x", "=1", ""),
-		"env without =":    req(Magic, "42", "/p", "/p", "x", "A", ""),
-		"cut short":        Magic + "\x0042\x00/p",
-		"no end":           req(Magic, "42", "/p", "/p", "x", "A=1"),
-		"empty":            "",
+		"other protocol":    req("sandbox-runner 2", "42", "/p", "/p", "x", ""),
+		"pid not a number":  req(Magic, "4x", "/p", "/p", "x", ""),
+		"pid zero":          req(Magic, "0", "/p", "/p", "x", ""),
+		"pid with sign":     req(Magic, "+42", "/p", "/p", "x", ""),
+		"relative root":     req(Magic, "42", "p", "/p", "x", ""),
+		"relative dir":      req(Magic, "42", "/p", "sub", "x", ""),
+		"nameless env":      req(Magic, "42", "/p", "/p", "x", "declare -x =\"1\"\n"),
+		"env not export -p": req(Magic, "42", "/p", "/p", "x", "A=1\n"),
+		"cut short":         Magic + "\x0042\x00/p",
+		"no end":            Magic + "\x0042\x00/p\x00/p\x00x\x00declare -x A=\"1\"\n",
+		"empty":             "",
 	} {
 		if _, err := ReadRequest(strings.NewReader(in)); !errors.Is(err, ErrRequest) {
 			t.Errorf("%s: err = %v, want ErrRequest", name, err)
 		}
+	}
+	if _, err := ReadRequest(strings.NewReader(req("sandbox-run 1", "42", "/p", "/p", "x", "A=1", ""))); !errors.Is(err, ErrVersion) {
+		t.Errorf("another version: err = %v, want ErrVersion", err)
 	}
 	huge := req(Magic, "42", "/p", "/p", strings.Repeat("x", MaxRequest), "")
 	if _, err := ReadRequest(strings.NewReader(huge)); !errors.Is(err, ErrRequest) {
@@ -54,7 +57,7 @@ func TestAnswers(t *testing.T) {
 }
 
 func FuzzReadRequest(f *testing.F) {
-	f.Add(req(Magic, "42", "/p", "/p/sub", "echo hi", "A=1", ""))
+	f.Add(req(Magic, "42", "/p", "/p/sub", "echo hi", "declare -x A=\"1\"\nexport B=$'\\n'\ndeclare -ax C=([0]=\"1\")\n"))
 	f.Add(req(Magic, "1", "/", "/", "", ""))
 	f.Fuzz(func(t *testing.T, in string) {
 		q, err := ReadRequest(strings.NewReader(in))

@@ -76,6 +76,9 @@ func (j jailer) Wrap(script, _ string) (string, error) {
 //	if [ "${BASH_VERSINFO-0}" -ge 5 ] && { exec 9<>/dev/tcp/127.0.0.1/PORT; } 2>/dev/null; then
 //	  { printf ... } >&9; read rc; read cwd; exec 9>&-; else rc=fallback; fi
 //	if [ "$rc" != fallback ]; then cd "$cwd"; (exit $rc); else PLAIN FORM; fi
+//
+// (with true and false for the usual 0 and 1: `(exit N)` forks a
+// subshell)
 func (j jailer) served(b *strings.Builder, script string) {
 	port := strconv.Itoa(j.port)
 	b.WriteString(`if [ "${BASH_VERSINFO-0}" -ge 5 ] && { exec ` + fd + `<>/dev/tcp/127.0.0.1/` + port + `; } 2>/dev/null; then `)
@@ -83,25 +86,12 @@ func (j jailer) served(b *strings.Builder, script string) {
 	b.WriteString(display.SingleQuote(j.root))
 	b.WriteString(` "$PWD" `)
 	b.WriteString(display.SingleQuote(cwdTrap + script))
-	b.WriteString(`; for __sandbox_k in ` + allNames + `; do [[ ${!__sandbox_k@a} != *x* ]] || printf '%s=%s\0' "$__sandbox_k" "${!__sandbox_k}"; done; printf '\0'; } >&` + fd)
+	b.WriteString(`; builtin export -p; printf '\0'; } >&` + fd)
 	b.WriteString(`; IFS= read -r -d '' __sandbox_rc <&` + fd + `; IFS= read -r -d '' __sandbox_cwd <&` + fd + `; exec ` + fd + `>&-`)
 	b.WriteString(`; else __sandbox_rc=` + hookd.Fallback + `; fi; if [ "$__sandbox_rc" != ` + hookd.Fallback + ` ]; then `)
 	b.WriteString(`[ -n "$__sandbox_rc" ] || echo 'sandbox: the hook server stopped before the command ended' >&2; `)
-	b.WriteString(`[ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; (exit ${__sandbox_rc:-125}); else `)
+	b.WriteString(`[ -z "$__sandbox_cwd" ] || cd -- "$__sandbox_cwd" 2>/dev/null; case ${__sandbox_rc:-125} in 0) true;; 1) false;; *) (exit ${__sandbox_rc:-125});; esac; else `)
 }
-
-// allNames expands, in bash, to the name of every shell variable (those
-// starting with each letter and with _); the served form sends the
-// exported ones, told by their attributes (${NAME@a}, bash 4.4 and
-// later), with no process: `compgen -e` would need a command
-// substitution, which forks.
-var allNames = func() string {
-	var b strings.Builder
-	for _, r := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_" {
-		b.WriteString("${!" + string(r) + "*} ")
-	}
-	return strings.TrimSpace(b.String())
-}()
 
 // fd is the descriptor the agent's shell holds the connection on.
 var fd = strconv.Itoa(hookd.ClientFD)
