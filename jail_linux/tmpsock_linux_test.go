@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // listenUnix listens on a unix socket at p until the test ends.
@@ -173,4 +174,54 @@ func walkSockets(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return socks
+}
+
+// TestTmpDirCacheSeesEveryChange: the socket dirs of a shared tree are
+// listed again whenever an entry was added, removed or renamed in it, and
+// a tree changed within the last clock ticks is never taken from the
+// cache.
+func TestTmpDirCacheSeesEveryChange(t *testing.T) {
+	root := t.TempDir()
+	c := &tmpDirCache{m: map[string]tmpDirList{}}
+	mkdir := func(name string) {
+		t.Helper()
+		if err := os.Mkdir(filepath.Join(root, name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(names ...string) {
+		t.Helper()
+		var full []string
+		for _, n := range names {
+			full = append(full, filepath.Join(root, n))
+		}
+		got := slices.Clone(c.list(root))
+		slices.Sort(got)
+		if !slices.Equal(got, full) {
+			t.Errorf("list = %q, want %q", got, full)
+		}
+	}
+	mkdir("ssh-a")
+	want("ssh-a")
+	if _, cached := c.m[root]; cached {
+		t.Error("a tree changed a moment ago was cached")
+	}
+	time.Sleep(2 * racyTree)
+	want("ssh-a")
+	if _, cached := c.m[root]; !cached {
+		t.Error("an unchanged tree was not cached")
+	}
+	mkdir("tmux-0")
+	want("ssh-a", "tmux-0")
+	time.Sleep(2 * racyTree)
+	want("ssh-a", "tmux-0")
+	if err := os.Rename(filepath.Join(root, "tmux-0"), filepath.Join(root, "plain")); err != nil {
+		t.Fatal(err)
+	}
+	want("ssh-a")
+	time.Sleep(2 * racyTree)
+	if err := os.Rename(filepath.Join(root, "plain"), filepath.Join(root, "ssh-b")); err != nil {
+		t.Fatal(err)
+	}
+	want("ssh-a", "ssh-b")
 }

@@ -21,6 +21,11 @@ type Config struct {
 	// trees for more.
 	TmpSockets []string `json:"tmp_sockets"`
 	TmpScan    bool     `json:"tmp_scan"`
+	// TmpSocketDirs are the well-known socket dirs directly in the shared
+	// scratch trees (TmpSocketDirNames' patterns), listed by the
+	// supervisor (which keeps the list while the tree's own entries do
+	// not change); hidden whole.
+	TmpSocketDirs []string `json:"tmp_socket_dirs"`
 	// Placeholders are the paths the supervisor created to pin missing
 	// ReadOnly names for this run.
 	Placeholders []string     `json:"placeholders"`

@@ -88,12 +88,12 @@ func hideSockets(cfg *Config, hd *hider) error {
 }
 
 // hideTmpSockets hides, in a scratch tree shared with the host, the
-// well-known socket dirs whole and every socket the supervisor found in
-// the kernel's table (and, when the table could not place them all,
-// every socket a walk finds).
+// well-known socket dirs whole (as the supervisor listed them) and every
+// socket the supervisor found in the kernel's table (and, when the table
+// could not place them all, every socket a walk finds).
 func hideTmpSockets(root string, cfg *Config, hd *hider) error {
-	for _, name := range matchingDirs(root, newNamePatterns(tmpSocketDirs)) {
-		if d := path.Join(root, name); !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
+	for _, d := range cfg.TmpSocketDirs {
+		if path.Dir(d) == root && !slices.Contains(cfg.Writable, d) && !anyWithin(cfg.Writable, d) {
 			if err := hd.hide(d); err != nil {
 				return err
 			}
@@ -157,6 +157,14 @@ func (np namePatterns) matchBytes(name []byte) bool {
 // direntName is where a linux_dirent64's name starts (after d_ino,
 // d_off, d_reclen and d_type).
 const direntName = int(unsafe.Offsetof(unix.Dirent{}.Name))
+
+// TmpSocketDirs lists the well-known socket dirs directly in a shared
+// scratch tree (tmpSocketDirs' patterns), by name.
+func TmpSocketDirs(root string) []string {
+	return matchingDirs(root, tmpSocketNames)
+}
+
+var tmpSocketNames = newNamePatterns(tmpSocketDirs)
 
 // matchingDirs lists the names of the directories directly in root
 // (links not followed) that match np, from the directory's raw entries:
