@@ -25,7 +25,7 @@ func (a Applied) String() string {
 		where = "checked out in MAIN: working tree fast-forwarded, uncommitted changes kept"
 	}
 	return fmt.Sprintf("landed %s at %s into %s (%s): %s is now %s (was %s); %s",
-		a.Branch(), short(a.Head), a.Into, a.Mode, a.Into, short(a.New), short(a.Target), where)
+		a.Branch(), abbrev(a.Head), a.Into, a.Mode, a.Into, abbrev(a.New), abbrev(a.Target), where)
 }
 
 // Apply carries out an approved land in MAIN's repository at root: it
@@ -83,7 +83,7 @@ func (r *repo) checkTarget(ctx context.Context, l Landing) error {
 	case now == "":
 		return fmt.Errorf("%w: %s", ErrNoBranch, l.Into)
 	case now != l.Target:
-		return fmt.Errorf("%w: %s is at %s, not %s; ask for the land again", ErrTargetMoved, l.Into, short(now), short(l.Target))
+		return fmt.Errorf("%w: %s is at %s, not %s; ask for the land again", ErrTargetMoved, l.Into, abbrev(now), abbrev(l.Target))
 	}
 	if wt, err := r.elsewhere(ctx, l.Into); err != nil || wt != "" {
 		return errors.Join(err, fmt.Errorf("%w: %s in %s", ErrCheckedOutElsewhere, l.Into, wt))
@@ -124,7 +124,7 @@ func (r *repo) build(ctx context.Context, l Landing) (string, error) {
 		return "", err
 	}
 	if contained {
-		return "", fmt.Errorf("%w: %s already contains %s", ErrNothingToLand, l.Into, short(l.Head))
+		return "", fmt.Errorf("%w: %s already contains %s", ErrNothingToLand, l.Into, abbrev(l.Head))
 	}
 	switch l.Mode {
 	case Merge:
@@ -132,7 +132,7 @@ func (r *repo) build(ctx context.Context, l Landing) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		msg := fmt.Sprintf("Merge %s (agent %s) at %s into %s\n", l.Branch(), l.Name, short(l.Head), l.Into)
+		msg := fmt.Sprintf("Merge %s (agent %s) at %s into %s\n", l.Branch(), l.Name, abbrev(l.Head), l.Into)
 		return r.commitTree(ctx, identEnv(l.Ident, true), tree, msg, l.Target, l.Head)
 	case Squash:
 		tree, err := r.mergeTree(ctx, l.Target, l.Head, "")
@@ -210,7 +210,7 @@ func (r *repo) squashMessage(ctx context.Context, l Landing) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Squash %s (agent %s) at %s into %s\n\n%s", l.Branch(), l.Name, short(l.Head), l.Into, subjects), nil
+	return fmt.Sprintf("Squash %s (agent %s) at %s into %s\n\n%s", l.Branch(), l.Name, abbrev(l.Head), l.Into, subjects), nil
 }
 
 // replay replays the commits of l.Target..l.Head onto the target and
@@ -233,7 +233,7 @@ func (r *repo) replay(ctx context.Context, l Landing) (string, error) {
 		return "", err
 	}
 	if merges != "" {
-		return "", fmt.Errorf("%w: %s has merge commits (%s); land it with --merge or --squash", ErrLandUsage, l.Branch(), short(strings.Fields(merges)[0]))
+		return "", fmt.Errorf("%w: %s has merge commits (%s); land it with --merge or --squash", ErrLandUsage, l.Branch(), abbrev(strings.Fields(merges)[0]))
 	}
 	list, err := r.line(ctx, "rev-list", "--reverse", l.Target+".."+l.Head)
 	if err != nil {

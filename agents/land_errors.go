@@ -44,13 +44,13 @@ type ConflictError struct {
 func (e *ConflictError) Error() string {
 	what := "the merge conflicts"
 	if e.Commit != "" {
-		what = "replaying " + short(e.Commit) + " conflicts"
+		what = "replaying " + abbrev(e.Commit) + " conflicts"
 	}
 	return fmt.Sprintf("%s in %d file(s): %s; nothing changed", what, len(e.Files), strings.Join(e.Files, ", "))
 }
 
 // short is the first 12 characters of a commit id.
-func short(id string) string {
+func abbrev(id string) string {
 	if len(id) > 12 {
 		return id[:12]
 	}

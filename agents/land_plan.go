@@ -149,7 +149,7 @@ func (r *repo) dryRun(ctx context.Context, p *Plan) error {
 	if p.PR {
 		contained, err := r.isAncestor(ctx, p.Landing.Head, p.Landing.Target)
 		if err == nil && contained {
-			err = fmt.Errorf("%w: %s already contains %s", ErrNothingToLand, p.Landing.Into, short(p.Landing.Head))
+			err = fmt.Errorf("%w: %s already contains %s", ErrNothingToLand, p.Landing.Into, abbrev(p.Landing.Head))
 		}
 		return err
 	}
@@ -219,7 +219,7 @@ func (p *Plan) Text() string {
 	fmt.Fprintf(&b, "target:  %s at %s (%s; if it moves before the approval, nothing lands)\n", l.Into, l.Target, where)
 	fmt.Fprintf(&b, "mode:    %s\n", p.modeText())
 	b.WriteString(p.testText())
-	b.WriteString("changes (git diff --stat " + short(l.Target) + "..." + short(l.Head) + "):\n")
+	b.WriteString("changes (git diff --stat " + abbrev(l.Target) + "..." + abbrev(l.Head) + "):\n")
 	stat := strings.TrimRight(p.Diffstat, "\n")
 	if len(stat) > maxText-b.Len() {
 		lines := strings.Split(stat, "\n")
@@ -242,9 +242,9 @@ func (p *Plan) Does() string {
 	l := p.Landing
 	if p.PR {
 		return fmt.Sprintf("push commit %s of %s to %s as %s and open a pull request into %s (MAIN changes nothing)",
-			short(l.Head), l.Branch(), p.Remote, p.RemoteRef, l.Into)
+			abbrev(l.Head), l.Branch(), p.Remote, p.RemoteRef, l.Into)
 	}
-	s := fmt.Sprintf("%s commit %s of %s into %s (at %s)", l.Mode, short(l.Head), l.Branch(), l.Into, short(l.Target))
+	s := fmt.Sprintf("%s commit %s of %s into %s (at %s)", l.Mode, abbrev(l.Head), l.Branch(), l.Into, abbrev(l.Target))
 	if p.Remote != "" {
 		s += fmt.Sprintf(", then push %s to %s %s", l.Into, p.Remote, p.RemoteRef)
 	}
