@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/serve"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/spf13/cobra"
@@ -42,7 +43,9 @@ process, as with sandbox watch. Its first line on stdout is the address to
 open, with a one-time sign-in code: http://127.0.0.1:PORT/#code=CODE (the
 page trades it for a credential it keeps in memory; the API token for your
 own tools is kept, 0600, in the per-user state directory). It listens on loopback
-only, unless --allow-remote is given with --tls-cert and --tls-key.
+only, unless --allow-remote is given with --tls-cert and --tls-key. Without a
+folder named it serves the repository's inbox: its own folder and every
+agent's worktree (sandbox agents), each request tagged with its agent.
 See docs/DASHBOARD.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dirs, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -75,14 +78,23 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	var cfg serve.Config
+	if (&watchOptions{dir: opts.dir, dirs: opts.dirs}).inbox() {
+		if cfg.Inbox, err = inboxSource(folders[0], st); err != nil {
+			return err
+		}
+		cfg.Open = func(f folder.Folder) (serve.Folder, func(), error) { return openServeFolder(f, logger) }
+		cfg.Notify = inboxNotifier(folders[0], st, logger)
+		cfg.Notify.Log = logger
+		defer cfg.Notify.Wait()
+		folders = nil
+	}
 	for _, f := range folders {
-		env, err := openApprover(f, approver.SurfaceServe, logger)
+		sf, closeFn, err := openServeFolder(f, logger)
 		if err != nil {
 			return err
 		}
-		defer env.Close()
-		defer holdApprover(f, logger)()
-		cfg.Folders = append(cfg.Folders, serve.Folder{Approver: env.ap, Audit: env.audit, Review: env.src})
+		defer closeFn()
+		cfg.Folders = append(cfg.Folders, sf)
 	}
 	ln, err := net.Listen("tcp", listenAddr(opts.addr))
 	if err != nil {
@@ -90,6 +102,17 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	}
 	defer ln.Close()
 	return serveOn(ctx, opts, ln, tlsCfg, st, cfg, logger)
+}
+
+// openServeFolder opens f's approver for serve and marks f as watched
+// until the returned function runs.
+func openServeFolder(f folder.Folder, logger *slog.Logger) (serve.Folder, func(), error) {
+	env, err := openApprover(f, approver.SurfaceServe, logger)
+	if err != nil {
+		return serve.Folder{}, nil, err
+	}
+	release := holdApprover(f, logger)
+	return serve.Folder{Approver: env.ap, Audit: env.audit, Review: env.src}, func() { release(); env.Close() }, nil
 }
 
 // serveOn runs the dashboard on ln until ctx ends.
@@ -123,7 +146,7 @@ func serveOn(ctx context.Context, opts *serveOptions, ln net.Listener, tlsCfg *t
 	if f, ok := opts.out.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
-	fmt.Fprintf(opts.err, "sandbox serve: %d folder(s); token kept in %s; Ctrl-C to stop\n", len(cfg.Folders), path)
+	fmt.Fprintf(opts.err, "sandbox serve: %d folder(s); token kept in %s; Ctrl-C to stop\n", srv.FolderCount(), path)
 	return serveHTTP(ctx, ln, tlsCfg, srv, logger)
 }
 

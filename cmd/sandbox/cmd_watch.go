@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/connector/watch"
 	"github.com/spf13/cobra"
 )
@@ -29,12 +30,15 @@ func newWatchCmd() *cobra.Command {
 		Use:   "watch [DIR...]",
 		Short: "Approve or deny escalated requests in this terminal (one or many folders)",
 		Long: `watch shows every pending request of one or more folders, escaped, with
-its content hash, and runs what you approve in this process.
+its content hash, and runs what you approve in this process. Without a
+folder named it watches the repository's inbox: its own folder and every
+agent's worktree (sandbox agents), each request tagged with its agent.
 
 Keys: a approve once, A approve always (edit the proposed pattern), d deny
 (with an optional reason for the model), s skip, p pending policy changes,
-q quit. With --plain, or when stdin is not a terminal, type whole lines:
-"a", "A [PATTERN]", "d [REASON]", "s", "p", "q".`,
+q quit. In an inbox with agents: L approve always for all agents, b
+approve the same request once in every agent it waits in. With --plain, or when stdin is not a terminal, type whole lines:
+"a", "A [PATTERN]", "L [PATTERN]", "b", "d [REASON]", "s", "p", "q".`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dirs = args
 			opts.in, opts.out, opts.err = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -53,10 +57,24 @@ func runWatch(ctx context.Context, opts *watchOptions) error {
 	if err != nil {
 		return err
 	}
-	return watch.Run(ctx, watch.Config{
-		Folders: folders, Open: openWatchFolder, In: opts.in, Out: opts.out, Plain: opts.plain,
-	})
+	cfg := watch.Config{Folders: folders, Open: openWatchFolder, In: opts.in, Out: opts.out, Plain: opts.plain}
+	if opts.inbox() {
+		st, err := userstate.Open(true)
+		if err != nil {
+			return err
+		}
+		if cfg.Inbox, err = inboxSource(folders[0], st); err != nil {
+			return err
+		}
+		cfg.Notify = inboxNotifier(folders[0], st, slog.New(slog.DiscardHandler))
+	}
+	return watch.Run(ctx, cfg)
 }
+
+// inbox reports whether the repository's inbox is watched: MAIN and every
+// registered agent's worktree, as `watch` and `serve` do without a folder
+// named.
+func (o *watchOptions) inbox() bool { return o.dir.dir == "" && len(o.dirs) == 0 }
 
 // watchFolders resolves the folders to watch: --dir and the arguments, or
 // the nearest .sandbox/ upward.

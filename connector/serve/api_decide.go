@@ -27,6 +27,12 @@ type approveBody struct {
 	// StaleOK approves a request nobody waits for any more (its output
 	// would reach no one); without it such an approval is 409 (stale).
 	StaleOK bool `json:"stale_ok"`
+	// AllAgents, with Always, stores the remembered decision in MAIN's
+	// folder and every agent's too (in a repository's inbox).
+	AllAgents bool `json:"all_agents"`
+	// Batch approves, once each, the same request pending in the other
+	// agents' folders (GET /api/batches), each in its own folder.
+	Batch bool `json:"batch"`
 }
 
 // ruleBody is one part's rule of an "always" approval.
@@ -44,6 +50,9 @@ type decisionView struct {
 	// Offer is the rule offered after an approval once (the same shape
 	// approved approver.LearnMin times); never taken without the human.
 	Offer *OfferView `json:"offer,omitempty"`
+	// Batch is how the same request ended in the other agents' folders
+	// (a batch approval).
+	Batch []BatchResult `json:"batch,omitempty"`
 }
 
 // handleApprove claims the request and executes it in this process,
@@ -73,25 +82,64 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 	}
 	opts := fs.approveOptions(id, body)
 	req := fs.cached(id)
+	rules, sib, err := s.inboxScope(fs, req, body, opts)
+	if err != nil {
+		fail(w, err)
+		return
+	}
 	type outcome struct {
 		res   *queue.Result
 		err   error
 		offer *OfferView
+		batch []BatchResult
 	}
 	done := make(chan outcome, 1)
 	s.execute(func(ctx context.Context) {
 		res, err := fs.ap.Approve(ctx, id, opts)
 		var o *OfferView
-		if err == nil && !opts.Always && res != nil && res.Decision == queue.Approved {
+		if err == nil && !opts.Always && res != nil && res.Decision == queue.Approved && !body.Batch {
 			o = fs.makeOffer(ctx, req)
 		}
-		done <- outcome{res, err, o}
+		if rules != nil && res != nil && res.Always != "" {
+			if rerr := s.rememberAll(fs, req, rules); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("%w: not for every agent: %w", approver.ErrNotRemembered, rerr))
+			}
+		}
+		var batch []BatchResult
+		if body.Batch && res != nil && res.Decision == queue.Approved {
+			batch = s.approveSiblings(ctx, sib)
+		}
+		done <- outcome{res, err, o, batch}
 	})
 	select {
 	case o := <-done:
-		answerOffer(w, fs, id, o.res, o.err, o.offer)
+		answerBatch(w, fs, id, o.res, o.err, o.offer, o.batch)
 	case <-r.Context().Done(): // the execution goes on
 	}
+}
+
+// inboxScope checks an approval for all agents (the rules it will store
+// everywhere) or of a batch (the siblings it will approve too): both
+// only in a repository's inbox, and a batch is approved once.
+func (s *Server) inboxScope(fs *folderState, req *queue.Request, body approveBody, opts approver.ApproveOptions) ([]policy.Remembered, []member, error) {
+	if !body.AllAgents && !body.Batch {
+		return nil, nil, nil
+	}
+	switch {
+	case fs.tag == nil:
+		return nil, nil, fmt.Errorf("%w: all_agents and batch need a repository's inbox (serve without a folder named)", errBadBody)
+	case req == nil:
+		return nil, nil, fmt.Errorf("%s: %w", fs.f.Root, approver.ErrNotFound)
+	case body.AllAgents && !body.Always:
+		return nil, nil, fmt.Errorf("%w: all_agents goes with always", errBadBody)
+	case body.Batch && body.Always:
+		return nil, nil, fmt.Errorf("%w: a batch is approved once (always for all agents settles them all)", errBadBody)
+	}
+	if body.Batch {
+		return nil, s.siblings(fs, req), nil
+	}
+	rules, err := fs.ap.AlwaysRules(req, opts)
+	return rules, nil, err
 }
 
 // checkShown refuses an approval that does not carry the hash the
@@ -183,7 +231,12 @@ func answer(w http.ResponseWriter, fs *folderState, id string, res *queue.Result
 
 // answerOffer is answer with the rule offered after an approval.
 func answerOffer(w http.ResponseWriter, fs *folderState, id string, res *queue.Result, err error, o *OfferView) {
-	v := decisionView{ID: id, Folder: fs.key, Result: viewResult(res), Offer: o}
+	answerBatch(w, fs, id, res, err, o, nil)
+}
+
+// answerBatch is answerOffer with how the siblings of a batch ended.
+func answerBatch(w http.ResponseWriter, fs *folderState, id string, res *queue.Result, err error, o *OfferView, batch []BatchResult) {
+	v := decisionView{ID: id, Folder: fs.key, Result: viewResult(res), Offer: o, Batch: batch}
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, v)

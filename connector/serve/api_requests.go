@@ -58,7 +58,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 // selected is the folder named by key, or every folder.
 func (s *Server) selected(key string) ([]*folderState, error) {
 	if key == "" {
-		return s.folders, nil
+		return s.list(), nil
 	}
 	fs, err := s.folder(key)
 	if err != nil {
@@ -175,5 +175,5 @@ func (fs *folderState) lookup(id string) (*RequestView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return viewDone(fs.key, res), nil
+	return fs.tagView(viewDone(fs.key, res)), nil
 }

@@ -33,12 +33,13 @@ type FolderView struct {
 }
 
 func (s *Server) status() *Status {
+	folders := s.list()
 	st := &Status{Surface: approver.SurfaceServe, Addr: s.cfg.Addr, Started: s.started,
-		Folders: len(s.folders), Running: s.runningCount(), Clients: s.hub.count(), Policies: s.cfg.Policies != nil}
-	if len(s.folders) > 0 {
-		st.User = display.EscapeLine(s.folders[0].ap.Identity().User)
+		Folders: len(folders), Running: s.runningCount(), Clients: s.hub.count(), Policies: s.cfg.Policies != nil}
+	if len(folders) > 0 {
+		st.User = display.EscapeLine(folders[0].ap.Identity().User)
 	}
-	for _, fs := range s.folders {
+	for _, fs := range folders {
 		fs.refresh()
 		p, c := fs.track.snapshot()
 		st.Pending += len(p)
@@ -52,8 +53,9 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleFolders(w http.ResponseWriter, r *http.Request) {
-	out := make([]FolderView, 0, len(s.folders))
-	for _, fs := range s.folders {
+	folders := s.list()
+	out := make([]FolderView, 0, len(folders))
+	for _, fs := range folders {
 		fs.refresh()
 		p, c := fs.track.snapshot()
 		v := FolderView{Key: fs.key, Root: display.EscapeLine(fs.f.Root), Pending: len(p), Claimed: len(c),

@@ -39,7 +39,7 @@ func TestListAndGetShowWhatWatchShows(t *testing.T) {
 	req := p.submit(t, "echo \x1b[2Jhi\u202e > /tmp/x\nsecond\tline")
 	got := h.pending(t, 1)[0]
 	if got.ID != req.ID || got.Kind != "shell" || got.State != "pending" || got.Hash != req.Hash ||
-		got.Cwd != p.f.Root || got.Agent != "claude" || got.Source != "cli" || got.Justification != "testing" ||
+		got.Cwd != p.f.Root || got.Client != "claude" || got.Agent != "" || got.Source != "cli" || got.Justification != "testing" ||
 		len(got.PolicyReasons) != 1 {
 		t.Fatalf("view %+v", got)
 	}

@@ -107,7 +107,7 @@ func (c *pendingCache) list() []*entry {
 // view describes a request of this folder, with the proposed "always"
 // pattern when remembered decisions are available.
 func (fs *folderState) view(req *queue.Request, s queue.State) *RequestView {
-	v := viewRequest(fs.key, req, s)
+	v := fs.tagView(viewRequest(fs.key, req, s))
 	if s == queue.StatePending || s == queue.StateClaimed {
 		v.Review = fs.src.Review(req)
 		v.Headline = v.Review.Headline(3)

@@ -10,6 +10,7 @@ const (
 	EventAudit   = "audit"           // a record was appended (Record set)
 	EventPolicy  = "policy"          // policy.yaml or the accepted policy changed (Policy set)
 	EventProblem = "problem"         // a bad file was quarantined (Problem set)
+	EventAgents  = "agents"          // the inbox's agents changed: an agent joined, or a state (GET /api/agents)
 )
 
 // Event is one message on /api/events. Every text in it is escaped.

@@ -12,6 +12,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/inbox"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -47,12 +48,20 @@ type folderState struct {
 	// offers are the rules offered after approvals, by request id, until
 	// the page takes one (offer.go); guarded by mu.
 	offers map[string]offer
+	// agentState is the registry's state of the folder's agent (inbox.go);
+	// guarded by mu.
+	agentState string
+	// tag, in an inbox, is whose folder it is; set once.
+	tag *inbox.Tag
 }
 
 func newFolderState(s *Server, f Folder) *folderState {
 	q := f.Approver.Queue()
 	fs := &folderState{s: s, key: folderKey(q.Folder().Root), f: q.Folder(), q: q, ap: f.Approver,
-		audit: f.Audit, seen: map[string]bool{}}
+		audit: f.Audit, seen: map[string]bool{}, tag: f.Tag}
+	if f.Tag != nil {
+		fs.agentState = f.Tag.State
+	}
 	fs.src = f.Review
 	if fs.src == nil {
 		fs.src = &review.Source{Folder: fs.f, State: s.cfg.State, Log: s.log}
@@ -71,6 +80,8 @@ func folderKey(root string) string {
 // folder returns the folder named by key, or the only one when key is
 // empty and a single folder is served.
 func (s *Server) folder(key string) (*folderState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if key == "" && len(s.folders) == 1 {
 		return s.folders[0], nil
 	}
@@ -86,11 +97,12 @@ func (s *Server) locate(key, id string) (*folderState, error) {
 	if !queue.ValidID(id) {
 		return nil, fmt.Errorf("%q: %w", id, approver.ErrBadID)
 	}
-	if key != "" || len(s.folders) == 1 {
+	folders := s.list()
+	if key != "" || len(folders) == 1 {
 		return s.folder(key)
 	}
 	var found *folderState
-	for _, fs := range s.folders {
+	for _, fs := range folders {
 		if !fs.has(id) {
 			continue
 		}

@@ -13,6 +13,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/codes", s.handleCodes)
 	mux.HandleFunc("GET /api/status", s.handleStatus)
 	mux.HandleFunc("GET /api/folders", s.handleFolders)
+	mux.HandleFunc("GET /api/agents", s.handleAgents)
+	mux.HandleFunc("GET /api/batches", s.handleBatches)
 	mux.HandleFunc("GET /api/requests", s.handleList)
 	mux.HandleFunc("GET /api/requests/{id}", s.handleGet)
 	mux.HandleFunc("POST /api/requests/{id}/approve", s.handleApprove)

@@ -10,6 +10,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,8 @@ import (
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display/review"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/inbox"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -36,12 +39,24 @@ type Folder struct {
 	// where an approval runs, whether anybody waits); nil: one over the
 	// folder with Config.State and the broker's default environment.
 	Review *review.Source
+	// Tag, in a repository's inbox, is whose folder it is (MAIN or an
+	// agent's worktree): every request of the folder is shown with it.
+	Tag *inbox.Tag
 }
 
 // Config configures New. Addr, Token, State and at least one folder are
 // required.
 type Config struct {
 	Folders []Folder
+	// Inbox, when set, is a repository's inbox: its members (MAIN and
+	// every registered agent's worktree) are served besides Folders,
+	// opened with Open, and read again as the registry changes (agents
+	// spawned later are served from then on).
+	Inbox      inbox.Source
+	Open       func(folder.Folder) (Folder, func(), error)
+	InboxEvery time.Duration // how often the registry is read (default inbox.FollowEvery)
+	// Notify tells the human when an agent starts waiting.
+	Notify *inbox.Notifier
 	// Addr is the address the listener is bound to (host:port): the only
 	// Host header accepted, with "localhost:PORT" when it is loopback and
 	// the names in ExtraHosts.
@@ -68,8 +83,6 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
-	folders []*folderState
-	byKey   map[string]*folderState
 	hub     *hub
 	guard   *guard
 	started time.Time
@@ -78,11 +91,17 @@ type Server struct {
 	runCtx  context.Context // executions: cancelled by Close only
 	stopRun context.CancelFunc
 	stop    context.CancelFunc // watchers
+	wctx    context.Context    // the watchers' context: folders joining later
 	wg      sync.WaitGroup     // watchers and executions
 
 	mu sync.Mutex
-	// running counts executions in flight in this process (guarded by mu).
+	// Guarded by mu: the executions in flight in this process, the
+	// folders served (an inbox adds the agents spawned meanwhile), and
+	// what closes the folders the server opened itself.
 	running int
+	folders []*folderState
+	byKey   map[string]*folderState
+	closers []func()
 }
 
 // New starts watching cfg's folders and returns the server. ctx bounds
@@ -102,24 +121,41 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: log, hub: newHub(log), guard: g, started: time.Now().UTC(), byKey: map[string]*folderState{}}
 	s.runCtx, s.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	for _, f := range cfg.Folders {
-		fs := newFolderState(s, f)
-		if s.byKey[fs.key] != nil {
-			continue // the same folder twice
-		}
-		s.byKey[fs.key] = fs
-		s.folders = append(s.folders, fs)
+		s.add(f)
 	}
 	wctx, stop := context.WithCancel(ctx)
-	s.stop = stop
-	s.watch(wctx)
+	s.stop, s.wctx = stop, wctx
+	var updates <-chan []inbox.Member
+	if cfg.Inbox != nil {
+		first, ch, err := inbox.Follow(wctx, cfg.Inbox, cmp.Or(cfg.InboxEvery, inbox.FollowEvery), log)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		for i, m := range first {
+			if _, err := s.join(m); err != nil && i == 0 {
+				stop()
+				s.closeFolders()
+				return nil, err
+			}
+		}
+		updates = ch
+	}
+	s.watch(wctx, s.list())
+	if updates != nil {
+		s.wg.Add(1)
+		go s.followInbox(wctx, updates)
+	}
 	s.handler = s.routes()
 	return s, nil
 }
 
 func (c *Config) check() error {
 	switch {
-	case len(c.Folders) == 0:
+	case len(c.Folders) == 0 && c.Inbox == nil:
 		return fmt.Errorf("serve: %w", ErrNoFolders)
+	case c.Inbox != nil && c.Open == nil:
+		return errors.New("serve: an inbox needs Open")
 	case c.Addr == "":
 		return errors.New("serve: the bound address is required")
 	case len(c.Token) < minTokenLen:
@@ -149,6 +185,7 @@ func (s *Server) Close(ctx context.Context) error {
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		s.closeFolders()
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("serve: close: %w", ctx.Err())

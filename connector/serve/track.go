@@ -105,7 +105,7 @@ func (t *tracker) scanDone() []Event {
 			continue
 		}
 		if res, err := t.fs.q.Result(id); err == nil {
-			v := viewDone(t.fs.key, res)
+			v := t.fs.tagView(viewDone(t.fs.key, res))
 			evs = append(evs, Event{Type: EventDone, Folder: t.fs.key, ID: id, Request: v, Result: v.Result})
 		}
 	}
@@ -150,7 +150,7 @@ func (t *tracker) doneView(id string) (json.RawMessage, bool) {
 	if err != nil {
 		return nil, false
 	}
-	js, err = json.Marshal(viewDone(t.fs.key, res))
+	js, err = json.Marshal(t.fs.tagView(viewDone(t.fs.key, res)))
 	if err != nil {
 		return nil, false
 	}

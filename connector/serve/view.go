@@ -25,20 +25,27 @@ type Field struct {
 // RequestView is a request as the API shows it. Every text the agent
 // controls is escaped; Hash identifies exactly what runs when approved.
 type RequestView struct {
-	ID            string      `json:"id"`
-	Folder        string      `json:"folder"` // the folder's key (see /api/folders)
-	Kind          queue.Kind  `json:"kind"`
-	State         queue.State `json:"state"`
-	Summary       string      `json:"summary"`
-	Fields        []Field     `json:"fields,omitempty"`
-	Cwd           string      `json:"cwd,omitempty"`
-	Source        string      `json:"source,omitempty"`
-	Agent         string      `json:"agent,omitempty"`
-	Session       string      `json:"session,omitempty"`
-	Justification string      `json:"justification,omitempty"`
-	PolicyReasons []string    `json:"policy_reasons,omitempty"`
-	Hash          string      `json:"hash,omitempty"`
-	Created       time.Time   `json:"created,omitzero"`
+	ID      string      `json:"id"`
+	Folder  string      `json:"folder"` // the folder's key (see /api/folders)
+	Kind    queue.Kind  `json:"kind"`
+	State   queue.State `json:"state"`
+	Summary string      `json:"summary"`
+	Fields  []Field     `json:"fields,omitempty"`
+	Cwd     string      `json:"cwd,omitempty"`
+	Source  string      `json:"source,omitempty"`
+	// Client is the agent program the request says it comes from (as the
+	// request says). Agent, Branch and Worktree, in a repository's inbox,
+	// are whose folder it arrived in: the trusted side's, never the
+	// request's own word.
+	Client        string    `json:"client,omitempty"`
+	Agent         string    `json:"agent,omitempty"`
+	Branch        string    `json:"branch,omitempty"`
+	Worktree      string    `json:"worktree,omitempty"`
+	Session       string    `json:"session,omitempty"`
+	Justification string    `json:"justification,omitempty"`
+	PolicyReasons []string  `json:"policy_reasons,omitempty"`
+	Hash          string    `json:"hash,omitempty"`
+	Created       time.Time `json:"created,omitzero"`
 	// Review is what the trusted side found out (pending and claimed
 	// requests): every policy hit recomputed and ranked riskiest first,
 	// where an approval runs, and whether anybody still waits. Headline is
@@ -61,7 +68,7 @@ func viewRequest(key string, req *queue.Request, s queue.State) *RequestView {
 	return &RequestView{
 		ID: req.ID, Folder: key, Kind: req.Kind, State: s, Summary: queue.Summarize(req),
 		Fields: describe(req), Cwd: display.EscapeLine(req.Cwd), Source: display.EscapeLine(req.Source),
-		Agent: display.EscapeLine(req.Agent), Session: display.EscapeLine(req.Session),
+		Client: display.EscapeLine(req.Agent), Session: display.EscapeLine(req.Session),
 		Justification: escapeBlock(req.Justification), PolicyReasons: reasons,
 		Hash: display.EscapeLine(req.Hash), Created: req.Created,
 	}

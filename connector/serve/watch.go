@@ -50,9 +50,9 @@ type target struct {
 // watch starts one file notifier for every folder's bus directories, a
 // worker per folder and an audit follower per folder. Where notification
 // is unavailable, the workers poll.
-func (s *Server) watch(ctx context.Context) {
+func (s *Server) watch(ctx context.Context, folders []*folderState) {
 	targets := map[string]target{}
-	for _, fs := range s.folders {
+	for _, fs := range folders {
 		fs.sig = signals{ch: make(chan int, 1)}
 		for dir, kind := range map[string]int{fs.f.Pending(): changeQueue, fs.f.Claimed(): changeQueue,
 			fs.f.Done(): changeQueue, fs.f.Results(): changeResults, fs.f.Dir(): changePolicy} {
@@ -67,7 +67,7 @@ func (s *Server) watch(ctx context.Context) {
 		s.wg.Add(1)
 		go s.dispatch(ctx, w, targets)
 	}
-	for _, fs := range s.folders {
+	for _, fs := range folders {
 		fs.primeAll()
 		s.wg.Add(2)
 		go fs.work(ctx, poll)
@@ -123,8 +123,8 @@ func (s *Server) dispatch(ctx context.Context, w *fsnotify.Watcher, targets map[
 				return
 			}
 			s.log.Warn("file notification error", "err", err)
-			for _, fs := range s.folders {
-				fs.sig.send(changeQueue | changeResults | changePolicy)
+			for _, t := range targets {
+				t.fs.sig.send(changeQueue | changeResults | changePolicy)
 			}
 		}
 	}
@@ -140,6 +140,7 @@ func (fs *folderState) refresh() {
 	defer fs.pub.Unlock()
 	evs, added := fs.track.refresh()
 	fs.autoDecide(added)
+	fs.notify()
 	_, claimed := fs.track.snapshot()
 	output := fs.out.sync(claimed)
 	var done []Event

@@ -62,13 +62,7 @@ func (s *watchSession) approveAlwaysParts(ctx context.Context, it pendingItem, a
 		}
 		rules = append(rules, policy.Remembered{Trigger: pr.Trigger, Tier: policy.Allow, Pattern: pattern})
 	}
-	s.out.printf("▶ approved %s; running\n", it.req.ID)
-	err := s.running(ctx, func(onOutput func(string, []byte)) decided {
-		res, err := it.wf.env.Approver.Approve(ctx, it.req.ID, approver.ApproveOptions{
-			ShownHash: it.req.Hash, Always: true, Rules: rules, OnOutput: onOutput,
-		})
-		return decided{res, err}
-	})
+	err := s.runApprove(ctx, it, approver.ApproveOptions{ShownHash: it.req.Hash, Always: true, Rules: rules})
 	clear(s.autoTried)
 	return err
 }

@@ -13,7 +13,10 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
-const watchKeys = "[a] approve once  [A] approve always  [d] deny  [s] skip  [p] policy  [q] quit"
+const (
+	watchKeys = "[a] approve once  [A] approve always  [d] deny  [s] skip  [p] policy  [q] quit"
+	inboxKeys = "[a] approve once  [A] always, this agent  [L] always, all agents  [d] deny  [s] skip  [p] policy  [q] quit"
+)
 
 // run shows pending requests one at a time until the human quits, the
 // input ends or ctx is cancelled.
@@ -98,6 +101,12 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 	s.arrived = 0
 	prompt := func() {
 		keys := watchKeys
+		if s.tagged() {
+			keys = inboxKeys
+			if n := len(s.siblings(it)); n > 0 {
+				keys += fmt.Sprintf("  [b] approve in all %d agents", n+1)
+			}
+		}
 		if !pg.done() {
 			keys = fmt.Sprintf("[space] next page (%d more lines)  [v] all of it  [d] deny  [s] skip  [p] policy  [q] quit  (approve once you have seen it all)", pg.left())
 		}
@@ -133,7 +142,11 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 			}
 			pg.next(s.out, room)
 			s.typeAheadFrom()
-		case 'a', 'A':
+		case 'a', 'A', 'L', 'b':
+			if (key == 'L' || key == 'b') && !s.tagged() {
+				s.out.printf("unknown key; ? for help\n")
+				break
+			}
 			if pg.rv.Refused != "" {
 				s.out.printf("✗ not approved: %s; it would be refused whatever is decided: [d] deny it\n", pg.rv.Refused)
 				break
@@ -152,11 +165,17 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 					return false, err
 				}
 			}
-			if key == 'a' {
+			switch key {
+			case 'a':
 				if err := s.approve(ctx, it, false, ""); err != nil {
 					return false, err
 				}
 				return false, s.offerLearned(ctx, it)
+			case 'b':
+				return false, s.approveBatch(ctx, it)
+			case 'L':
+				s.forAll = true
+				defer func() { s.forAll = false }()
 			}
 			return false, s.approveAlways(ctx, it, pg.rv, arg)
 		case 'd':
@@ -176,6 +195,9 @@ func (s *watchSession) ask(ctx context.Context, it pendingItem) (quit bool, err 
 			s.out.printf("a: run it once   A: run it and remember a pattern   d: deny (with a reason for the model)\n" +
 				"space: next page   v: the rest of the request   (a and A work once all of it has been shown)\n" +
 				"s: leave it for later or another approver   p: pending policy changes   q: quit\n")
+			if s.tagged() {
+				s.out.printf("L: as A, and remember it for MAIN and every agent   b: approve the same request once in every agent it waits in\n")
+			}
 		case 0:
 			continue
 		default:
@@ -257,16 +279,26 @@ func (s *watchSession) show(it pendingItem) *pager {
 				n++
 			}
 		}
-		s.out.printf("\n══ %s · agent %s · session %s · %d pending ══\n", it.wf.env.Folder.Root,
-			display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)), n)
+		if s.tagged() {
+			s.printAgents()
+			s.out.printf("\n══ %s · client %s · session %s · %d pending ══\n", tagLabel(it.wf.tag),
+				display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)), n)
+		} else {
+			s.out.printf("\n══ %s · agent %s · session %s · %d pending ══\n", it.wf.env.Folder.Root,
+				display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)), n)
+		}
 	}
 	s.out.printf("\n")
-	folder := ""
+	o := RenderOptions{Now: time.Now()}
 	if len(s.folders) > 1 {
-		folder = it.wf.env.Folder.Root
+		o.Folder = it.wf.env.Folder.Root
 	}
-	pg := newPager(it, folder)
+	if s.tagged() {
+		o.Tag = &it.wf.tag
+	}
+	pg := newPager(it, o)
 	pg.next(s.out, s.pageSize())
+	s.batchNote(it)
 	s.typeAheadFrom()
 	return pg
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/sandbox-dev/sandbox/connector/display/review"
@@ -25,10 +24,10 @@ type pager struct {
 }
 
 // newPager renders it whole.
-func newPager(it pendingItem, folder string) *pager {
+func newPager(it pendingItem, o RenderOptions) *pager {
 	rv := it.wf.env.Review.Review(it.req)
 	var b bytes.Buffer
-	RenderRequest(&b, it.req, rv, RenderOptions{Folder: folder, Now: time.Now()})
+	RenderRequest(&b, it.req, rv, o)
 	text := strings.TrimSuffix(b.String(), "\n")
 	return &pager{lines: strings.Split(text, "\n"), rv: rv}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/display/review"
+	"github.com/sandbox-dev/sandbox/connector/inbox"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -16,6 +17,9 @@ import (
 type RenderOptions struct {
 	Folder string    // the project root, shown when watching several
 	Now    time.Time // "created" says how long ago from Now (zero: not said)
+	// Tag, in a repository's inbox, is the agent whose folder the request
+	// arrived in; the request's own "agent" is then shown as its client.
+	Tag *inbox.Tag
 }
 
 // RenderRequest writes everything the human must see about req before
@@ -31,6 +35,9 @@ func RenderRequest(w io.Writer, req *queue.Request, rv *review.Review, o RenderO
 	}
 	if rv.Stale != "" {
 		fmt.Fprintf(w, "  %-8s %s\n", "STALE", rv.Stale)
+	}
+	if o.Tag != nil {
+		renderTag(w, *o.Tag)
 	}
 	if o.Folder != "" {
 		field(w, "folder", o.Folder)
@@ -51,13 +58,29 @@ func RenderRequest(w io.Writer, req *queue.Request, rv *review.Review, o RenderO
 		field(w, "claims", rv.Claims)
 	} else {
 		field(w, "source", req.Source+"   (as the request says)")
-		field(w, "agent", orNone(req.Agent)+"   session "+orNone(req.Session))
+		label := "agent"
+		if o.Tag != nil {
+			label = "client"
+		}
+		field(w, label, orNone(req.Agent)+"   session "+orNone(req.Session))
 	}
 	if req.Justification != "" {
 		block(w, "why", req.Justification)
 	}
 	fmt.Fprintf(w, "  %-8s %s\n", "hash", display.EscapeLine(req.Hash))
 	fmt.Fprintf(w, "  %-8s %s\n", "created", when(req.Created, o.Now))
+}
+
+// renderTag says whose folder the request arrived in: by the folder,
+// whatever the request says of itself.
+func renderTag(w io.Writer, t inbox.Tag) {
+	if t.IsMain() || t.Agent == "" {
+		field(w, "agent", inbox.MainName+"   (the repository's own folder)")
+		return
+	}
+	field(w, "agent", t.Agent+"   (by the folder it arrived in)")
+	field(w, "branch", t.Branch)
+	field(w, "worktree", t.Worktree)
 }
 
 // renderHits lists every distinct rule hit, the ones that need a human

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -18,13 +19,34 @@ type decided struct {
 // approve runs the request through this process's broker, showing its
 // output live.
 func (s *watchSession) approve(ctx context.Context, it pendingItem, always bool, pattern string) error {
+	return s.runApprove(ctx, it, approver.ApproveOptions{ShownHash: it.req.Hash, Always: always, Pattern: pattern})
+}
+
+// runApprove approves it with o. An "always" taken with [L] (s.forAll)
+// is then stored in every other folder of the inbox too.
+func (s *watchSession) runApprove(ctx context.Context, it pendingItem, o approver.ApproveOptions) error {
+	all := s.forAll && o.Always
+	s.forAll = false
+	var rules []policy.Remembered
+	if all {
+		var err error
+		if rules, err = it.wf.env.Approver.AlwaysRules(it.req, o); err != nil {
+			s.out.printf("always for all agents is not available: %v; %s is still pending\n", err, it.req.ID)
+			return nil
+		}
+	}
 	s.out.printf("▶ approved %s; running\n", it.req.ID)
-	return s.running(ctx, func(onOutput func(string, []byte)) decided {
-		res, err := it.wf.env.Approver.Approve(ctx, it.req.ID, approver.ApproveOptions{
-			ShownHash: it.req.Hash, Always: always, Pattern: pattern, OnOutput: onOutput,
-		})
-		return decided{res, err}
+	var res *queue.Result
+	err := s.running(ctx, func(onOutput func(string, []byte)) decided {
+		o.OnOutput = onOutput
+		r, err := it.wf.env.Approver.Approve(ctx, it.req.ID, o)
+		res = r
+		return decided{r, err}
 	})
+	if all && res != nil && res.Always != "" {
+		s.rememberAll(it, rules)
+	}
+	return err
 }
 
 // running executes fn (an approval) while following the queues: requests
@@ -43,6 +65,12 @@ func (s *watchSession) running(ctx context.Context, fn func(onOutput func(string
 			return nil
 		case <-s.changed:
 			s.refresh()
+		case ms, ok := <-s.updates:
+			if ok {
+				s.sync(ctx, ms)
+			} else {
+				s.updates = nil
+			}
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/inbox"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
 
@@ -24,8 +26,9 @@ var errStop = errors.New("stop waiting")
 
 // watchFolder is one folder watched by `sandbox watch`.
 type watchFolder struct {
-	env     *Folder
-	changes <-chan struct{}
+	env   *Folder
+	tag   inbox.Tag // in a repository's inbox: whose folder it is
+	close func()    // stops following it and closes what Open opened
 }
 
 // pendingItem is one pending request on screen.
@@ -48,6 +51,12 @@ type watchSession struct {
 	folders []*watchFolder
 	changed chan struct{}
 	log     *slog.Logger
+	openEnv func(folder.Folder, *slog.Logger) (*Folder, func(), error)
+	inbox   bool                  // watching a repository's inbox (tags, agents line)
+	updates <-chan []inbox.Member // the inbox's members as the registry changes
+	notify  *inbox.Notifier
+	states  string // the agents line last printed
+	forAll  bool   // the "always" being taken is for all agents ([L])
 
 	pending   []pendingItem
 	known     map[string]bool // ids already announced
@@ -62,19 +71,16 @@ type watchSession struct {
 
 func (s *watchSession) setRedraw(f func()) { s.redraw = f }
 
-// merge fans the folders' change channels into s.changed.
-func (s *watchSession) merge(ctx context.Context) {
-	s.changed = make(chan struct{}, 1)
-	for _, wf := range s.folders {
-		go func(ch <-chan struct{}) {
-			for range ch {
-				select {
-				case s.changed <- struct{}{}:
-				default:
-				}
+// follow fans a folder's change channel into s.changed.
+func (s *watchSession) follow(ch <-chan struct{}) {
+	go func() {
+		for range ch {
+			select {
+			case s.changed <- struct{}{}:
+			default:
 			}
-		}(wf.changes)
-	}
+		}
+	}()
 }
 
 // waitEvent returns the next input event. Meanwhile it follows the
@@ -90,6 +96,12 @@ func (s *watchSession) waitEvent(ctx context.Context, stop func() bool) (inputEv
 		case <-ctx.Done():
 			return inputEvent{}, ctx.Err()
 		case <-s.changed:
+		case ms, ok := <-s.updates:
+			if !ok {
+				s.updates = nil
+				continue
+			}
+			s.sync(ctx, ms)
 		case <-tick.C:
 			s.checkPolicy()
 		case ev := <-s.in:
@@ -118,6 +130,9 @@ func (s *watchSession) refresh() {
 		for _, r := range reqs {
 			all = append(all, pendingItem{wf: wf, req: r})
 		}
+		if s.inbox {
+			s.notify.Update(wf.tag, reqs)
+		}
 	}
 	slices.SortStableFunc(all, func(a, b pendingItem) int {
 		if c := strings.Compare(a.group(), b.group()); c != 0 {
@@ -127,6 +142,9 @@ func (s *watchSession) refresh() {
 	})
 	s.pending = all
 	s.announce()
+	if s.redraw == nil {
+		s.printAgents() // idle: nothing on the screen to scroll away
+	}
 }
 
 // announce prints one line per request not seen before, and rings the bell.
@@ -153,8 +171,13 @@ func (s *watchSession) announce() {
 	}
 	s.out.printf("\a\n")
 	for _, it := range fresh {
-		s.out.printf("+ new request %s [%s] %s  (agent %s, session %s)\n", it.req.ID, it.req.Kind,
-			queue.Summarize(it.req), display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)))
+		if s.tagged() {
+			s.out.printf("+ new request %s [%s] %s  [%s]  (client %s, session %s)\n", it.req.ID, it.req.Kind,
+				queue.Summarize(it.req), tagLabel(it.wf.tag), display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)))
+		} else {
+			s.out.printf("+ new request %s [%s] %s  (agent %s, session %s)\n", it.req.ID, it.req.Kind,
+				queue.Summarize(it.req), display.EscapeLine(orNone(it.req.Agent)), display.EscapeLine(orNone(it.req.Session)))
+		}
 		if h := it.wf.env.Review.Review(it.req).Headline(3); h != "" {
 			s.out.printf("    %s\n", h)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display/review"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/inbox"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
@@ -52,6 +53,14 @@ type Config struct {
 	In    io.Reader
 	Out   io.Writer
 	Plain bool
+	// Inbox, when set, is a repository's inbox: its members (MAIN and
+	// every registered agent's worktree) are watched instead of Folders,
+	// read again as the registry changes, and every request is tagged
+	// with the agent of the folder it arrived in.
+	Inbox inbox.Source
+	// Notify tells the human outside this terminal when an agent starts
+	// waiting (the terminal's bell rings for every arrival anyway).
+	Notify *inbox.Notifier
 }
 
 // Run watches until the human quits, the input ends or ctx is cancelled
@@ -61,24 +70,35 @@ func Run(ctx context.Context, cfg Config) error {
 	logger, closeLog := newWatchLogger(screen)
 	defer closeLog()
 	s := &watchSession{
-		out: screen, fd: -1, log: logger, plain: cfg.Plain,
+		out: screen, fd: -1, log: logger, plain: cfg.Plain, openEnv: cfg.Open, notify: cfg.Notify,
 		known: map[string]bool{}, skipped: map[string]bool{}, autoTried: map[string]bool{}, problems: map[string]bool{},
+		changed: make(chan struct{}, 1),
 	}
-	for _, f := range cfg.Folders {
-		env, closeEnv, err := cfg.Open(f, logger)
+	defer s.closeAll()
+	if cfg.Notify != nil {
+		if cfg.Notify.Log == nil {
+			cfg.Notify.Log = logger
+		}
+		defer cfg.Notify.Wait()
+	}
+	members := make([]inbox.Member, len(cfg.Folders))
+	for i, f := range cfg.Folders {
+		members[i] = inbox.Member{Folder: f}
+	}
+	if cfg.Inbox != nil {
+		first, updates, err := inbox.Follow(ctx, cfg.Inbox, inbox.FollowEvery, logger)
 		if err != nil {
 			return err
 		}
-		defer closeEnv()
-		ch, err := env.Approver.Queue().Changes(ctx)
-		if err != nil {
+		members, s.updates, s.inbox = first, updates, true
+	}
+	for i, m := range members {
+		if err := s.open(ctx, m); err != nil && (i == 0 || !s.inbox) {
 			return err
 		}
-		s.folders = append(s.folders, &watchFolder{env: env, changes: ch})
 	}
 	restore := s.startInput(cfg.In, logger)
 	defer restore()
-	s.merge(ctx)
 	s.banner()
 	s.showInterrupted()
 	s.checkPolicy()
@@ -105,7 +125,11 @@ func (s *watchSession) startInput(in io.Reader, logger *slog.Logger) (restore fu
 
 func (s *watchSession) banner() {
 	for _, wf := range s.folders {
-		s.out.printf("sandbox watch: %s (as %s)\n", wf.env.Folder.Root, wf.env.Approver.Identity().User)
+		s.out.printf("sandbox watch: %s (as %s)%s\n", wf.env.Folder.Root, wf.env.Approver.Identity().User, s.tagNote(wf))
+	}
+	if s.tagged() {
+		s.refresh()
+		s.printAgents()
 	}
 	if !s.plain {
 		s.out.printf("%s\n", fmt.Sprint("keys: ", watchKeys))

@@ -28,6 +28,8 @@
     verify: [],
     policies: [],
     audit: [],
+    agents: [],           // GET /api/agents: the inbox's folders and their states
+    batches: new Map(),   // request id -> batch (the same request in several agents)
   };
 
   // el builds an element whose text is set with textContent only.
@@ -139,7 +141,43 @@
     renderRequests();
     loadAudit();
     loadPolicy();
+    loadAgents();
   }
+
+  // loadAgents reads the inbox's agents and the batches (the same request
+  // pending in several agents), at most every 300 ms.
+  let agentsTimer = null;
+  function agentsSoon() {
+    if (agentsTimer) return;
+    agentsTimer = setTimeout(() => { agentsTimer = null; loadAgents(); }, 300);
+  }
+
+  async function loadAgents() {
+    try {
+      const [a, b] = await Promise.all([api('/api/agents'), api('/api/batches')]);
+      state.agents = a.agents;
+      state.batches.clear();
+      for (const batch of b.batches) for (const r of batch.requests) state.batches.set(r.id, batch);
+    } catch (e) {
+      return;
+    }
+    renderAgents();
+    renderDetail();
+  }
+
+  function renderAgents() {
+    const agents = state.agents.filter((a) => !a.main);
+    $('agents-box').classList.toggle('hidden', agents.length === 0);
+    $('agents-list').replaceChildren(...agents.map((a) => {
+      const li = el('li', 'agent');
+      li.dataset.agent = a.agent;
+      li.append(el('span', 'name', a.agent), el('span', 'badge ' + a.status, a.status + (a.pending ? ' (' + a.pending + ')' : '')));
+      li.title = a.branch + '  ' + a.worktree;
+      return li;
+    }));
+  }
+
+  function hasAgents() { return state.agents.some((a) => !a.main); }
 
   async function loadAudit() {
     try {
@@ -226,7 +264,11 @@
       case 'problem':
         toast(ev.problem);
         return;
+      case 'agents':
+        agentsSoon();
+        return;
     }
+    if (ev.type === 'request.pending' || ev.type === 'request.done') agentsSoon();
     renderRequests();
   }
 
@@ -353,8 +395,9 @@
     if (st) top.append(el('span', 'badge ' + badgeClass(r, st), badgeText(r, st)));
     if (!r.result && r.review && r.review.stale) top.append(el('span', 'badge stale', 'stale'));
     const meta = el('div', 'meta');
-    if (state.folders.size > 1) meta.append(el('span', '', folderName(r.folder)));
-    if (r.agent) meta.append(el('span', '', r.agent));
+    if (r.agent && r.agent !== 'main') meta.append(el('span', 'agent-tag', 'agent ' + r.agent));
+    else if (state.folders.size > 1) meta.append(el('span', '', folderName(r.folder)));
+    if (r.client) meta.append(el('span', '', r.client));
     if (r.session) meta.append(el('span', '', 'session ' + r.session.slice(0, 12)));
     meta.append(el('span', '', ago(r.created)));
     li.append(top, meta);
@@ -408,6 +451,11 @@
     $('gate-text').textContent = unseen + (unseen === 1 ? ' part of this request is' : ' parts of this request are') +
       ' not on screen yet: scroll each box to its end, or show it all (e), before approving.';
     $('btn-always').title = canAlways(r) ? '' : 'no rule can cover this request (see "always")';
+    const batch = state.batches.get(r.id);
+    $('btn-batch').classList.toggle('hidden', !batch);
+    if (batch) $('batch-n').textContent = String(batch.requests.length);
+    $('btn-batch').disabled = $('btn-approve').disabled;
+    $('always-all-row').classList.toggle('hidden', !hasAgents());
     if (!pending) closeForms();
     const oc = state.outcomes.get(r.id);
     $('outcome').classList.toggle('hidden', !oc);
@@ -473,7 +521,11 @@
     const rows = [];
     const add = (label, node) => rows.push(el('dt', '', label), node);
     const text = (label, value, cls) => add(label, el('dd', cls || '', value));
-    if (state.folders.size > 1) text('folder', (state.folders.get(r.folder) || {}).root || r.folder);
+    if (r.agent && r.agent !== 'main') {
+      text('agent', r.agent + '   (by the folder it arrived in)', 'agent-tag');
+      text('branch', r.branch);
+      text('worktree', r.worktree);
+    } else if (state.folders.size > 1) text('folder', (state.folders.get(r.folder) || {}).root || r.folder);
     const rv = r.review;
     if (rv && rv.where && rv.where.length) {
       const dd = el('dd', 'where');
@@ -496,7 +548,7 @@
       text('claims', rv.claims);
     } else {
       if (r.source) text('source', r.source + '   (as the request says)');
-      if (r.agent) text('agent', r.agent);
+      if (r.client) text(r.agent ? 'client' : 'agent', r.client);
       if (r.session) text('session', r.session);
     }
     if (r.justification) text('why', r.justification, 'why');
@@ -627,7 +679,7 @@
     select(after.id);
   }
 
-  async function approve(always, pattern, staleConfirmed, rules) {
+  async function approve(always, pattern, staleConfirmed, rules, extra) {
     const r = state.pending.get(state.selected);
     if (!r || busy.has(r.id) || guarded() || gateRefuses(r) || staleRefuses(r, staleConfirmed)) return;
     busy.add(r.id);
@@ -639,10 +691,13 @@
     if (staleConfirmed) body.stale_ok = true;
     if (always) { body.always = true; body.pattern = pattern; }
     if (always && rules) body.rules = rules;
+    if (always && hasAgents() && $('always-all').checked) body.all_agents = true;
+    Object.assign(body, extra || {});
     try {
       const res = await api('/api/requests/' + encodeURIComponent(r.id) + '/approve?folder=' + encodeURIComponent(r.folder), { method: 'POST', body });
       const oc = describeResult(res.result);
       if (res.warning) oc.text += ' — ' + res.warning;
+      if (res.batch) oc.text += ' — also in ' + res.batch.map((b) => b.agent + (b.error ? ' (' + b.error + ')' : '')).join(', ');
       state.outcomes.set(r.id, oc);
       if (res.offer) showOffer(r, res.offer);
     } catch (e) {
@@ -653,6 +708,14 @@
     }
     busy.delete(r.id);
     if (state.selected === r.id) nextPending(r.id); else renderRequests();
+  }
+
+  // approveBatch approves the selected request once in every agent it
+  // waits in (each runs in its own folder).
+  function approveBatch() {
+    const r = state.pending.get(state.selected);
+    if (!r || !state.batches.get(r.id) || $('btn-batch').disabled) return;
+    approve(false, undefined, false, undefined, { batch: true });
   }
 
   // showOffer shows the rule offered after repeated approvals of one
@@ -945,7 +1008,7 @@
     if (inInput(e) || e.ctrlKey || e.metaKey || e.altKey) return;
     const keys = {
       j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1),
-      a: () => approve(false), A: openAlways, d: openDeny, e: expandAll, y: takeOffer,
+      a: () => approve(false), A: openAlways, d: openDeny, e: expandAll, y: takeOffer, b: approveBatch,
       '1': () => showTab('requests'), '2': () => showTab('audit'), '3': () => showTab('policy'),
       '?': () => $('help').classList.toggle('hidden'),
     };
@@ -954,6 +1017,7 @@
   });
 
   $('btn-approve').addEventListener('click', () => approve(false));
+  $('btn-batch').addEventListener('click', approveBatch);
   $('offer-take').addEventListener('click', takeOffer);
   $('offer-no').addEventListener('click', hideOffer);
   $('btn-always').addEventListener('click', openAlways);
