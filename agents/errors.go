@@ -16,3 +16,21 @@ var (
 	// ErrBadRecord is a registry record that cannot be read.
 	ErrBadRecord = errors.New("bad agent record")
 )
+
+var (
+	// ErrNoBase is a --base that names no commit.
+	ErrNoBase = errors.New("no such commit in this repository")
+)
+
+var (
+	// ErrUnknownAgent is an --agent that names no agent spawn can start.
+	ErrUnknownAgent = errors.New("not an agent sandbox can start")
+	// ErrNoTask is a headless spawn without a task.
+	ErrNoTask = errors.New("no task")
+)
+
+// ErrEnded is an attached terminal whose agent went away.
+var ErrEnded = errors.New("the agent's terminal closed (it ended, or was stopped)")
+
+// ErrNoWorktree is an agent whose worktree is gone.
+var ErrNoWorktree = errors.New("worktree missing")

@@ -51,10 +51,6 @@ func (r *Registry) Lock(name string) (*Lock, error) {
 	}
 }
 
-// AdoptLock takes over a lock inherited as an open file (the supervisor's
-// descriptor from its spawn).
-func AdoptLock(f *os.File) *Lock { return &Lock{f: f} }
-
 // File is the locked file, to hand to a child that keeps the lock.
 func (l *Lock) File() *os.File { return l.f }
 

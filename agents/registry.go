@@ -56,6 +56,9 @@ type Record struct {
 	Ended    time.Time `json:"ended,omitzero"`
 	// Error says why a failed agent failed when it did not get to exit.
 	Error string `json:"error,omitempty"`
+	// AllowDegraded names the jail layers the spawning human accepted as
+	// degraded or missing (sandbox run --allow-degraded).
+	AllowDegraded []string `json:"allow_degraded,omitempty"`
 }
 
 // Registry is the agents of one repository (MAIN), kept in the per-user
@@ -224,3 +227,21 @@ func ValidName(name string) error {
 	}
 	return nil
 }
+
+// MainOf is the repository an agents command works on when it stands in
+// folder f: f itself, or the MAIN whose agent's worktree f is.
+func MainOf(f folder.Folder) folder.Folder {
+	wts := filepath.Dir(f.Root)
+	if filepath.Base(wts) == "worktrees" && filepath.Base(filepath.Dir(wts)) == folder.DirName {
+		return folder.Folder{Root: filepath.Dir(filepath.Dir(wts))}
+	}
+	return f
+}
+
+// DetachKey, then 'd', detaches an attached terminal (the agent keeps
+// running); DetachKey twice sends one DetachKey to the agent. Ctrl-]
+// (0x1d) is telnet's escape and no agent's shortcut.
+const DetachKey = 0x1d
+
+// DetachHelp says how to detach, for the human.
+const DetachHelp = "Ctrl-] then d detaches; the agent keeps running"

@@ -148,7 +148,7 @@ func TestRegistryPathsUpdateRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The lock handed over as a file (to the supervisor) keeps holding.
-	held := AdoptLock(l.File())
+	held := &Lock{f: l.File()}
 	if _, err := r.Update("x", func(rec *Record) { rec.State, rec.PID = Running, os.Getpid() }); err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if lo.Limits, err = withPolicyLimits(rb.bus.Policy(), lo.Limits); err != nil {
+	if lo.Limits, err = launcher.PolicyLimits(rb.bus.Policy(), lo.Limits); err != nil {
 		rb.finish(0)
 		return err
 	}
@@ -177,29 +177,4 @@ func parseSize(s string) (int64, error) {
 		return 0, usageErrorf("invalid argument --memory %q: want a size such as 512M or 2G", s)
 	}
 	return n, nil
-}
-
-// withPolicyLimits fills in each limit the flags left unset from the
-// folder's accepted policy (limits: memory, pids, cpu), as the run's bus
-// loaded it. Without an accepted policy there is nothing to add.
-func withPolicyLimits(eng *policy.Engine, lim launcher.Limits) (launcher.Limits, error) {
-	if eng == nil || eng.Status() == policy.StatusNothingAccepted {
-		return lim, nil
-	}
-	pl := eng.Settings().Limits
-	mem, err1 := pl.MemoryBytes()
-	cpus, err2 := pl.CPUCores()
-	if err := errors.Join(err1, err2); err != nil {
-		return lim, fmt.Errorf("the accepted policy's limits: %w", err)
-	}
-	if lim.MemoryBytes == 0 {
-		lim.MemoryBytes = mem
-	}
-	if lim.Pids == 0 {
-		lim.Pids = int64(pl.PIDs)
-	}
-	if lim.CPUs == 0 {
-		lim.CPUs = cpus
-	}
-	return lim, nil
 }

@@ -34,5 +34,5 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) != "sandbox" && runtime.GOOS != "windows" {
 		os.Setenv("XDG_STATE_HOME", "/dev/null/no-per-user-state-in-tests")
 	}
-	testscript.Main(m, map[string]func(){"sandbox": main})
+	testscript.Main(m, map[string]func(){"sandbox": main, "porthelper": portHelperMain})
 }

@@ -17,6 +17,7 @@ var commands = []func() *cobra.Command{
 	newUninstallCmd,
 	newDoctorCmd,
 	newRunCmd,
+	newAgentsCmd,
 	newWatchCmd,
 	newServeCmd,
 	newListCmd,

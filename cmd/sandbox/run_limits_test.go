@@ -23,7 +23,7 @@ func TestRunLimitsFromPolicy(t *testing.T) {
 	if err := store.Accept(f, st, data); err != nil {
 		t.Fatal(err)
 	}
-	got, err := withPolicyLimits(load(t, f), launcher.Limits{Pids: 64})
+	got, err := launcher.PolicyLimits(load(t, f), launcher.Limits{Pids: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestRunLimitsFromPolicy(t *testing.T) {
 		t.Errorf("limits %+v, want %+v", got, want)
 	}
 	os.WriteFile(f.Policy(), append(data, []byte("# pending\nlimits: {pids: 5}\n")...), 0o644)
-	if got, err := withPolicyLimits(load(t, f), launcher.Limits{}); err != nil || got.Pids != 300 {
+	if got, err := launcher.PolicyLimits(load(t, f), launcher.Limits{}); err != nil || got.Pids != 300 {
 		t.Errorf("with a pending change: %+v %v, want the accepted pids 300", got, err)
 	}
 }
@@ -41,7 +41,7 @@ func TestRunLimitsWithoutPolicy(t *testing.T) {
 	f, st := testenv.Project(t)
 	testenv.UseState(t, st)
 	for _, eng := range []*policy.Engine{nil, load(t, f)} {
-		if got, err := withPolicyLimits(eng, launcher.Limits{}); err != nil || got != (launcher.Limits{}) {
+		if got, err := launcher.PolicyLimits(eng, launcher.Limits{}); err != nil || got != (launcher.Limits{}) {
 			t.Errorf("limits %+v %v, want none", got, err)
 		}
 	}

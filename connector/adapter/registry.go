@@ -30,6 +30,9 @@ type Agent struct {
 	// Hook answers the agent's hook events; nil for an integration
 	// without hooks (the MCP server's).
 	Hook *Hook
+	// Launch is how `sandbox agents spawn --agent NAME` starts the agent;
+	// nil for one it does not start (the MCP server, editors).
+	Launch *Launch
 }
 
 // Hook is `sandbox hook NAME` for one agent.

@@ -18,7 +18,8 @@ const Name = "claude"
 
 func init() {
 	adapter.Register(adapter.Agent{Name: Name, Wires: "wire Claude Code hooks into .claude/settings.json",
-		Install: Integration{}, Hook: Claude.Hook()})
+		Install: Integration{}, Hook: Claude.Hook(),
+		Launch: &adapter.Launch{Command: "claude", Headless: []string{"-p"}, Resume: []string{"--continue"}}})
 }
 
 // Claude is Claude Code's profile.

@@ -26,7 +26,8 @@ const Name = "codex"
 
 func init() {
 	adapter.Register(adapter.Agent{Name: Name, Wires: "wire Codex hooks and MCP into .codex/config.toml",
-		Install: WithMCP{}, Hook: Codex.Hook()})
+		Install: WithMCP{}, Hook: Codex.Hook(),
+		Launch: &adapter.Launch{Command: "codex", Headless: []string{"exec"}}})
 }
 
 // Matcher is the PreToolUse/PostToolUse matcher for Codex's tool names.

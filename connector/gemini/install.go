@@ -13,7 +13,8 @@ import (
 
 func init() {
 	adapter.Register(adapter.Agent{Name: Name, Wires: "wire Gemini CLI hooks and MCP into .gemini/settings.json", Install: Integration{},
-		Hook: &adapter.Hook{Run: Run, Refuse: Refuse, Jails: true}})
+		Hook:   &adapter.Hook{Run: Run, Refuse: Refuse, Jails: true},
+		Launch: &adapter.Launch{Command: "gemini", Headless: []string{"--prompt"}, Interactive: []string{"--prompt-interactive"}, Joined: true}})
 }
 
 // SettingsFile is the project settings file, relative to the project root.

@@ -1,0 +1,76 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// gitSafe are the options every git command of ours runs with: no hook
+// and no fsmonitor of the repository runs as the human (an agent's branch
+// or worktree could have planted one).
+var gitSafe = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
+
+// gitEnv is this process's environment without the variables that would
+// point git at another repository, work tree, index or object store.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
+			"GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SSH_COMMAND", "GIT_CONFIG_PARAMETERS":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+}
+
+// git runs git in dir and returns its standard output; a failure carries
+// git's own message.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append(append([]string{}, gitSafe...), "-C", dir), args...)...)
+	cmd.Env = gitEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.String(), nil
+}
+
+// resolveBase turns what the user named into a commit id of MAIN's
+// repository.
+func resolveBase(ctx context.Context, main, ref string) (string, error) {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return "", fmt.Errorf("base %q: %w", ref, ErrNoBase)
+	}
+	out, err := git(ctx, main, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("base %q: %w", ref, ErrNoBase)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// dirty reports whether MAIN's working tree has changes a worktree from a
+// commit will not see (tracked changes or untracked files).
+func dirty(ctx context.Context, main string) (bool, error) {
+	// .sandbox/ is left out: the worktree gets a bus of its own.
+	out, err := git(ctx, main, "status", "--porcelain", "-z", "--", ".", ":(exclude).sandbox")
+	return out != "", err
+}
+
+// branchExists reports whether refs/heads/branch exists in MAIN.
+func branchExists(ctx context.Context, main, branch string) bool {
+	_, err := git(ctx, main, "show-ref", "--verify", "--quiet", "refs/heads/"+branch)
+	return err == nil
+}

@@ -1,0 +1,232 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/adapter"
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+)
+
+// CommandAgent is Record.Agent for a command given after `--`.
+const CommandAgent = "command"
+
+// DefaultAgent is the agent spawn starts when given neither --agent nor a
+// command.
+const DefaultAgent = "claude"
+
+// SpawnOptions is one `sandbox agents spawn`.
+type SpawnOptions struct {
+	Name     string
+	Agent    string   // a registered agent with a Launch; "" for DefaultAgent or a command
+	Argv     []string // the command after `--`, run as the agent
+	BaseRef  string   // default HEAD
+	Task     string
+	Headless bool
+	// AllowDegraded is passed to the agent's runs (launcher layer names).
+	AllowDegraded []string
+	State         *userstate.State
+	// Exe is the sandbox binary that runs the supervisor (default: this
+	// executable).
+	Exe string
+	Out io.Writer // what spawn says it did
+}
+
+// Spawned is what Spawn reports.
+type Spawned struct {
+	Record
+	Copied Copied
+	Dirty  bool          // MAIN had uncommitted changes the agent does not get
+	Tree   time.Duration // creating the worktree (git worktree add, copies, bus)
+	Start  time.Duration // from the supervisor's start to the agent's start
+}
+
+// argvFor is the agent and command line a spawn runs.
+func argvFor(o *SpawnOptions, resume bool) (agent string, argv []string, err error) {
+	if len(o.Argv) > 0 {
+		if o.Agent == "" {
+			return CommandAgent, o.Argv, nil
+		}
+		return o.Agent, o.Argv, nil
+	}
+	agent = o.Agent
+	if agent == "" {
+		agent = DefaultAgent
+	}
+	a, ok := adapter.Lookup(agent)
+	if !ok || a.Launch == nil {
+		var names []string
+		for _, a := range adapter.Launchable() {
+			names = append(names, a.Name)
+		}
+		return "", nil, fmt.Errorf("--agent %q: %w (%s; or give a command after --)", agent, ErrUnknownAgent, strings.Join(names, ", "))
+	}
+	if o.Headless && strings.TrimSpace(o.Task) == "" {
+		return "", nil, fmt.Errorf("--headless needs --task or --task-file: %w", ErrNoTask)
+	}
+	return agent, a.Launch.Argv(o.Task, o.Headless, resume), nil
+}
+
+// Spawn creates agent o.Name's worktree from its base, copies what
+// .worktreeinclude lists, gives the worktree MAIN's accepted policy, and
+// starts its supervisor; it returns once the agent started or failed to.
+func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err error) {
+	if err := ValidName(o.Name); err != nil {
+		return sp, err
+	}
+	agent, argv, err := argvFor(&o, false)
+	if err != nil {
+		return sp, err
+	}
+	if err := checkTop(ctx, r.Main.Root); err != nil {
+		return sp, err
+	}
+	baseRef := o.BaseRef
+	if baseRef == "" {
+		baseRef = "HEAD"
+	}
+	base, err := resolveBase(ctx, r.Main.Root, baseRef)
+	if err != nil {
+		return sp, err
+	}
+	policy, err := store.Accepted(r.Main, o.State)
+	if err != nil {
+		return sp, fmt.Errorf("%s: %w (run `sandbox policy accept` there first: each agent's worktree gets the policy you accepted)", r.Main.Root, err)
+	}
+	lock, err := r.Lock(o.Name)
+	if err != nil {
+		return sp, err
+	}
+	defer lock.Release()
+	if err := r.checkFree(ctx, o.Name); err != nil {
+		return sp, err
+	}
+	sp.Record = Record{
+		Name: o.Name, Agent: agent, Argv: argv, Headless: o.Headless, Task: o.Task,
+		Branch: "sandbox/" + o.Name, Base: base, BaseRef: baseRef, Worktree: r.Worktree(o.Name),
+		State: Starting, Created: time.Now().UTC(), AllowDegraded: o.AllowDegraded,
+	}
+	if sp.Dirty, err = dirty(ctx, r.Main.Root); err != nil {
+		return sp, err
+	}
+	say(o.Out, "agent %s: base %s = %s", o.Name, baseRef, base)
+	if sp.Dirty {
+		say(o.Out, "%s has uncommitted changes: the agent starts from %s without them", r.Main.Root, short(base))
+	}
+	t0 := time.Now()
+	if err := r.makeTree(ctx, &sp, policy, o.State); err != nil {
+		r.unmakeTree(sp.Record)
+		return sp, err
+	}
+	sp.Tree = time.Since(t0)
+	say(o.Out, "worktree %s on branch %s", sp.Worktree, sp.Branch)
+	for _, f := range sp.Copied.Files {
+		say(o.Out, "copied %s (%s)", f, IncludeFile)
+	}
+	for _, s := range sp.Copied.Skipped {
+		say(o.Out, "not copied: %s", s)
+	}
+	if err := r.Put(sp.Record); err != nil {
+		r.unmakeTree(sp.Record)
+		return sp, err
+	}
+	t1 := time.Now()
+	sp.Record, err = r.startSupervisor(ctx, sp.Record, lock, o.Exe)
+	sp.Start = time.Since(t1)
+	return sp, err
+}
+
+// checkTop refuses a MAIN that is not the top of its git work tree: the
+// worktree is of the whole repository.
+func checkTop(ctx context.Context, main string) error {
+	out, err := git(ctx, main, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return fmt.Errorf("%s: %w", main, ErrNotRepo)
+	}
+	top, err := filepath.EvalSymlinks(strings.TrimSpace(out))
+	if err != nil || top != main {
+		return fmt.Errorf("%s: %w (the repository's top is %s)", main, ErrNotRepo, strings.TrimSpace(out))
+	}
+	return nil
+}
+
+// checkFree refuses a NAME whose record, worktree or branch exists.
+func (r *Registry) checkFree(ctx context.Context, name string) error {
+	if rec, err := r.read(name); err == nil {
+		return fmt.Errorf("%s (%s): %w: `sandbox agents resume %s`, or `sandbox agents rm %s` first", name, r.live(rec).State, ErrExists, name, name)
+	}
+	if _, err := os.Lstat(r.Worktree(name)); err == nil {
+		return fmt.Errorf("%s: %w: %s is there (remove it, or pick another name)", name, ErrExists, r.Worktree(name))
+	}
+	if branchExists(ctx, r.Main.Root, "sandbox/"+name) {
+		return fmt.Errorf("%s: %w: branch sandbox/%s is there (`git branch -D sandbox/%s`, or pick another name)", name, ErrExists, name, name)
+	}
+	return nil
+}
+
+// makeTree adds the worktree, copies the included files and gives it its
+// own bus with MAIN's accepted policy, accepted for it.
+func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st *userstate.State) error {
+	if err := os.MkdirAll(r.WorktreesDir(), 0o755); err != nil {
+		return err
+	}
+	if _, err := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.Base); err != nil {
+		return err
+	}
+	var err error
+	if sp.Copied, err = copyIncluded(ctx, r.Main.Root, sp.Worktree); err != nil {
+		return err
+	}
+	wt := folder.Folder{Root: sp.Worktree}
+	if err := wt.Create(); err != nil {
+		return err
+	}
+	if _, err := wt.WriteGitIgnore(); err != nil {
+		return err
+	}
+	if err := writePolicy(wt.Policy(), policy); err != nil {
+		return err
+	}
+	return store.Accept(wt, st, policy)
+}
+
+// writePolicy replaces the worktree's policy.yaml (a checkout may hold
+// the committed one) with the bytes accepted for MAIN.
+func writePolicy(path string, data []byte) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// unmakeTree undoes a spawn that failed before its supervisor started.
+func (r *Registry) unmakeTree(rec Record) {
+	ctx := context.Background()
+	git(ctx, r.Main.Root, "worktree", "remove", "--force", "--end-of-options", rec.Worktree)
+	os.RemoveAll(rec.Worktree)
+	git(ctx, r.Main.Root, "worktree", "prune")
+	git(ctx, r.Main.Root, "branch", "-D", "--end-of-options", rec.Branch)
+	os.Remove(r.RecordPath(rec.Name))
+}
+
+func say(w io.Writer, format string, a ...any) {
+	if w != nil {
+		fmt.Fprintln(w, "sandbox: "+display.EscapeLine(fmt.Sprintf(format, a...)))
+	}
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}

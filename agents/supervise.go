@@ -1,0 +1,212 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/adapter"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/launcher"
+)
+
+// SuperviseOptions is one `sandbox agents supervise NAME`.
+type SuperviseOptions struct {
+	State *userstate.State
+	// Log is the agent's log (the supervisor's own standard output): the
+	// setup's and a headless agent's output, the terminal's transcript.
+	Log    io.Writer
+	Logger *slog.Logger
+}
+
+// MaxLog bounds an agent's log; past it the output is dropped, with a
+// note (a runaway agent must not fill the disk of the per-user state).
+const MaxLog = 64 << 20
+
+// supervisor runs one agent's setup and then the agent, each in a jail
+// whose folder is the agent's worktree, and keeps its record.
+type supervisor struct {
+	r    *Registry
+	name string
+	o    SuperviseOptions
+	log  io.Writer // o.Log, capped at MaxLog
+}
+
+// Supervise runs agent name until it ends or ctx is cancelled (stop),
+// holding lock all along. The record says how it ended.
+func (r *Registry) Supervise(ctx context.Context, name string, lock *Lock, o SuperviseOptions) error {
+	defer lock.Release()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &supervisor{r: r, name: name, o: o, log: &capped{w: o.Log, n: MaxLog}}
+	rec, err := r.Update(name, func(rec *Record) {
+		rec.State, rec.PID, rec.Started, rec.Exit, rec.Error = Starting, os.Getpid(), time.Now().UTC(), nil, ""
+		rec.Ended = time.Time{}
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.log, "sandbox: agent %s: supervisor %d started %s\n", name, rec.PID, rec.Started.Format(time.RFC3339))
+	res, err := s.run(ctx, rec)
+	return s.finish(ctx, res, err)
+}
+
+// run runs the policy's setup command and then the agent.
+func (s *supervisor) run(ctx context.Context, rec Record) (launcher.Result, error) {
+	wt := folder.Folder{Root: rec.Worktree}
+	setup, err := s.setupCommand(wt)
+	if err != nil {
+		return launcher.Result{}, err
+	}
+	if setup != "" {
+		fmt.Fprintf(s.log, "sandbox: setup (agents.setup of the policy), in the agent's jail: %s\n", setup)
+		res, err := s.jailRun(ctx, rec, []string{"/bin/sh", "-c", setup}, "", stdio{out: s.log})
+		if err != nil {
+			return res, fmt.Errorf("setup: %w", err)
+		}
+		if res.Code != 0 {
+			return res, fmt.Errorf("setup %q exited %d", setup, res.Code)
+		}
+	}
+	if _, err := s.r.Update(s.name, func(rec *Record) { rec.State = Running }); err != nil {
+		return launcher.Result{}, err
+	}
+	fmt.Fprintf(s.log, "sandbox: agent %s: %q\n", s.name, rec.Argv)
+	if rec.Headless {
+		return s.jailRun(ctx, rec, rec.Argv, profile(rec.Agent), stdio{out: s.log})
+	}
+	return s.interactive(ctx, rec) // term_unix.go
+}
+
+// setupCommand reads agents.setup from the worktree's accepted policy
+// (MAIN's, accepted for it at spawn).
+func (s *supervisor) setupCommand(wt folder.Folder) (string, error) {
+	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Logger: s.o.Logger})
+	if err != nil {
+		return "", err
+	}
+	defer bus.Close()
+	eng := bus.Policy()
+	if eng == nil {
+		return "", fmt.Errorf("%s: the worktree's policy could not be loaded", wt.Root)
+	}
+	return eng.Settings().Agents.Setup, nil
+}
+
+// finish records how the agent ended: stopped when ctx was cancelled,
+// else done (exit 0) or failed.
+func (s *supervisor) finish(ctx context.Context, res launcher.Result, runErr error) error {
+	rec, err := s.r.Update(s.name, func(rec *Record) {
+		rec.Ended = time.Now().UTC()
+		switch {
+		case ctx.Err() != nil:
+			rec.State = Stopped
+		case runErr != nil:
+			rec.State, rec.Error = Failed, runErr.Error()
+		default:
+			code := res.Code
+			rec.Exit = &code
+			rec.State = Done
+			if code != 0 {
+				rec.State = Failed
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.log, "sandbox: agent %s: %s", s.name, rec.State)
+	if rec.Exit != nil {
+		fmt.Fprintf(s.log, " (exit %d)", *rec.Exit)
+	}
+	if rec.Error != "" {
+		fmt.Fprintf(s.log, ": %s", rec.Error)
+	}
+	fmt.Fprintln(s.log)
+	return nil
+}
+
+// stdio are the streams of one jailed run.
+type stdio struct {
+	in  io.Reader
+	out io.Writer
+}
+
+// jailRun is `sandbox run` in-process: the worktree's bus (shims, proxy
+// decisions, withdrawals) served while argv runs in a jail whose folder
+// is the worktree, with the policy's limits.
+func (s *supervisor) jailRun(ctx context.Context, rec Record, argv []string, agent string, io stdio) (launcher.Result, error) {
+	wt := folder.Folder{Root: rec.Worktree}
+	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Agent: agent, Logger: s.o.Logger})
+	if err != nil {
+		return launcher.Result{}, err
+	}
+	defer bus.Close()
+	lo := launcher.Options{
+		Folder: wt, Argv: argv, Agent: agent, StateDir: s.o.State.Dir,
+		Stdin: io.in, Stdout: io.out, Stderr: io.out, Logger: s.o.Logger,
+		ForwardSignals: io.in != nil, // the terminal's SIGWINCH (term_unix.go)
+	}
+	for _, name := range rec.AllowDegraded {
+		l, err := launcher.ParseLayer(name)
+		if err != nil {
+			return launcher.Result{}, err
+		}
+		lo.AllowDegraded = append(lo.AllowDegraded, l)
+	}
+	bus.Apply(&lo)
+	if lo.Limits, err = launcher.PolicyLimits(bus.Policy(), lo.Limits); err != nil {
+		return launcher.Result{}, err
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bus.Serve(sctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	return launcher.Run(ctx, lo)
+}
+
+// profile is launcher.Options.Agent for an agent: the registered agents
+// get their config dirs; a command gets none of them.
+func profile(agent string) string {
+	if a, ok := adapter.Lookup(agent); ok && a.Launch != nil {
+		return agent
+	}
+	return ""
+}
+
+// capped passes at most n bytes to w, then one note, then nothing.
+type capped struct {
+	w io.Writer
+
+	mu   sync.Mutex // guards the fields below: the jail's output and our notes write concurrently
+	n    int64
+	full bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full {
+		return len(p), nil
+	}
+	if int64(len(p)) > c.n {
+		c.w.Write(p[:c.n])
+		fmt.Fprintf(c.w, "\nsandbox: the log reached %d bytes; the rest of the output is dropped\n", MaxLog)
+		c.full = true
+		return len(p), nil
+	}
+	c.n -= int64(len(p))
+	return c.w.Write(p)
+}
