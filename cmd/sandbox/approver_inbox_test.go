@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	agentreg "github.com/sandbox-dev/sandbox/agents"
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -13,6 +17,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // inboxRepo is a repository (MAIN, accepted policy) with agents whose
@@ -226,4 +231,50 @@ func TestWatchInboxAlwaysForAll(t *testing.T) {
 			t.Errorf("%s: remembered %+v", dir, got)
 		}
 	}
+}
+
+// When an agent starts waiting, watch POSTs to the accepted policy's
+// agents.notify.webhook and runs notify-send (a fake one here) with the
+// agent and what it asks, never the command's arguments.
+func TestWatchInboxNotifies(t *testing.T) {
+	t.Parallel()
+	hook := make(chan inbox.Notice, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n inbox.Notice
+		json.NewDecoder(r.Body).Decode(&n)
+		hook <- n
+	}))
+	defer srv.Close()
+	repo := newInboxRepo(t, "alice")
+	data := append(policy.DefaultYAML(), []byte("agents:\n  notify:\n    webhook: "+srv.URL+"/hook\n")...)
+	os.WriteFile(repo.main.Policy(), data, 0o644)
+	if err := store.Accept(repo.main, projectState(t, repo.main.Root), data); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	args := filepath.Join(bin, "args")
+	os.WriteFile(filepath.Join(bin, "notify-send"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+args+".tmp && mv "+args+".tmp "+args+"\n"), 0o755)
+
+	watch := sandboxCmd(t, repo.main.Root, "watch", "--plain")
+	watch.Env = append(watch.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "DISPLAY=:99")
+	keys, _ := watch.StdinPipe()
+	screen, _ := started(t, watch)
+	screen.waitFor(t, "waiting for requests", 1)
+	r := startRequest(t, repo.dir("alice"), "s1", "", "--script", "curl -H 'Authorization: token-xyz' example.com")
+	select {
+	case n := <-hook:
+		if n.Agent != "alice" || n.Branch != "sandbox/alice" || n.Request != r.id || n.Summary != "shell curl" || n.Pending != 1 {
+			t.Errorf("webhook got %+v", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no webhook\nwatch:\n%s", screen.String())
+	}
+	testenv.WaitFor(t, "notify-send", func() bool { _, err := os.Stat(args); return err == nil })
+	got, _ := os.ReadFile(args)
+	if want := "--app-name=sandbox\n--\nsandbox: agent alice is waiting\n" + r.id + ": shell curl (1 pending)\n"; string(got) != want {
+		t.Errorf("notify-send got %q, want %q", got, want)
+	}
+	keys.Write([]byte("d\nq\n"))
+	r.wait()
+	exitOf(t, watch)
 }

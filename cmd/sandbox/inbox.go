@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"log/slog"
+	"os"
 
 	agentreg "github.com/sandbox-dev/sandbox/agents"
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -48,10 +49,12 @@ func inboxSource(main folder.Folder, st *userstate.State) (inbox.Source, error) 
 }
 
 // inboxNotifier tells the human when an agent starts waiting: a desktop
-// notification where notify-send exists, and the accepted policy's
-// agents.notify.webhook of main when it names one.
+// notification where notify-send exists and a desktop session does (a
+// serve on a headless machine would log a failure each time), and the
+// accepted policy's agents.notify.webhook of main when it names one.
 func inboxNotifier(main folder.Folder, st *userstate.State, log *slog.Logger) *inbox.Notifier {
-	n := &inbox.Notifier{Desktop: true}
+	desktop := os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != ""
+	n := &inbox.Notifier{Desktop: desktop}
 	e, _, err := store.Load(main, st, log)
 	switch {
 	case err != nil && !errors.Is(err, store.ErrNotAccepted):
