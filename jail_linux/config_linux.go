@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/sandbox-dev/sandbox/jail_linux/internal/jailinit"
 	"path/filepath"
+	"slices"
 
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 )
@@ -35,9 +36,14 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 	if err := jailinit.CheckWritable(clean(s.FS.Writable)); err != nil {
 		return nil, err
 	}
+	for _, p := range clean(s.FS.NoLinks) {
+		if !slices.Contains(clean(s.FS.Writable), p) {
+			return nil, fmt.Errorf("%w: %s is in NoLinks but not in Writable", ErrSpec, p)
+		}
+	}
 	return &initConfig{
 		Argv: s.Argv, Env: s.Env, Dir: s.Dir,
-		Writable: clean(s.FS.Writable), ReadOnly: clean(s.FS.ReadOnly),
+		Writable: clean(s.FS.Writable), NoLinks: clean(s.FS.NoLinks), ReadOnly: clean(s.FS.ReadOnly),
 		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: substitutes(s.FS.Substitutes),
 		SharedTmp: s.FS.SharedTmp,
 		ProxyPort: s.Net.ProxyPort, NetOpen: s.Net.Open, Forward: s.Net.Forward,
@@ -75,7 +81,7 @@ func checkForward(s *jailspec.Spec) error {
 
 func allPaths(s *jailspec.Spec) []string {
 	all := []string{s.Dir}
-	for _, l := range [][]string{s.FS.Writable, s.FS.ReadOnly, s.FS.WritableHoles, s.FS.Hidden} {
+	for _, l := range [][]string{s.FS.Writable, s.FS.NoLinks, s.FS.ReadOnly, s.FS.WritableHoles, s.FS.Hidden} {
 		all = append(all, l...)
 	}
 	for _, sub := range s.FS.Substitutes {

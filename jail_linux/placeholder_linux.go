@@ -85,7 +85,8 @@ func makePins(cfg *initConfig, files map[string]string, stashDir string) (ps *pi
 
 func (ps *pins) pin(cfg *initConfig, tree, rel, content string, isFile bool) error {
 	for range pinRetries {
-		w := walk{tree: tree, parts: strings.Split(rel, "/"), content: content, isFile: isFile, stash: ps.stash}
+		w := walk{tree: tree, parts: strings.Split(rel, "/"), content: content, isFile: isFile, stash: ps.stash,
+			noLinks: slices.Contains(cfg.NoLinks, tree)}
 		lock, err := w.run()
 		if errors.Is(err, errPinMoved) {
 			continue
@@ -114,6 +115,7 @@ type walk struct {
 	content string
 	isFile  bool
 	stash   stash
+	noLinks bool // the tree itself is reached without a link (FS.NoLinks)
 
 	made   bool        // ph was created by this walk
 	marked bool        // ph is another run's placeholder
@@ -124,9 +126,9 @@ type walk struct {
 // name itself, a non-directory on the way, or the placeholder made at the
 // first missing component (-1: none to lock, e.g. a link).
 func (w *walk) run() (int, error) {
-	dirfd, err := unix.Open(w.tree, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dirfd, err := openTree(w.tree, w.noLinks)
 	if err != nil {
-		return -1, nil // no tree: nothing to pin in it
+		return -1, nil // no tree (or a link where none may be: the init refuses it): nothing to pin in it
 	}
 	defer func() { _ = unix.Close(dirfd) }()
 	for i, name := range w.parts {
@@ -327,4 +329,14 @@ func openBeneath(tree, rel string) (int, error) {
 	}
 	defer func() { _ = unix.Close(root) }()
 	return unix.Openat2(root, rel, &how)
+}
+
+// openTree opens the writable tree of a walk, through no symbolic link
+// at all when noLinks says so.
+func openTree(tree string, noLinks bool) (int, error) {
+	if !noLinks {
+		return unix.Open(tree, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	return unix.Openat2(unix.AT_FDCWD, tree, &how)
 }

@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,12 @@ func buildFS(o *Options, mountNS bool, g *globalCopy) jailspec.FS {
 	fs.PinStash = filepath.Join(o.Folder.Dir(), "pins")
 	for p, content := range protectedFiles {
 		fs.Placeholders[filepath.Join(root, p)] = content
+	}
+	if wt, err := findLinkedWorktree(root); err == nil {
+		wt.addTo(&fs)
+	} else if !errors.Is(err, errNotLinked) && o.Logger != nil {
+		// the jail still runs; git fails in it as it would without a grant
+		o.Logger.Debug("jail: the project's .git gitfile does not check out: no writes in the shared repository", "err", err)
 	}
 	// only the agent's names that exist (prepareAgent created the ones
 	// that matter): a missing one would cost Landlock-only jails the

@@ -54,6 +54,14 @@ type FS struct {
 	// and tmux's socket dirs and the sockets under /run are hidden: a
 	// pathname socket leads to a program outside the jail.
 	Writable []string
+	// NoLinks lists trees of Writable that must be reached without any
+	// symbolic link, not even one of the system's: the shared
+	// repository's objects, refs and worktree dir of a jail rooted in a
+	// linked git worktree, which a jail of the main worktree can replace
+	// with a link. The jail grants each as the directory it opened
+	// without following links just before it grants, and fails to start
+	// when one is a link by then.
+	NoLinks []string
 	// SharedTmp keeps the host's own /tmp and /var/tmp (writable where
 	// Writable says so; /dev/shm stays private), for a jail that is one
 	// command among the agent's unjailed ones (connector mode): a file

@@ -10,6 +10,7 @@ type Config struct {
 	Dir  string   `json:"dir"`
 
 	Writable []string `json:"writable"`
+	NoLinks  []string `json:"no_links"` // writable trees reached without a symbolic link (nolinks_linux.go)
 	ReadOnly []string `json:"read_only"`
 	Holes    []string `json:"holes"`
 	Hidden   []string `json:"hidden"`

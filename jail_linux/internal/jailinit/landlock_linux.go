@@ -67,8 +67,9 @@ func landlockConfig(cfg *Config, abi int) landlock.Config {
 // writable trees minus the pinned names that are symbolic links and,
 // without a mount namespace, the read-only paths and the hidden trees
 // (with one, read-only binds and tmpfs do that). TCP
-// listeners may bind any port, but connect reaches only the proxy.
-func landlockRules(cfg *Config, handled uint64) []landlock.Rule {
+// listeners may bind any port, but connect reaches only the proxy. A
+// grant in a tree of nl names the tree's open directory.
+func landlockRules(cfg *Config, handled uint64, nl noLinks) []landlock.Rule {
 	noRead := []string{"/dev"}
 	noWrite := slices.Clone(cfg.pinnedLinks) // a link cannot be a mount point (see pinner)
 	if !cfg.MountNS {
@@ -92,7 +93,7 @@ func landlockRules(cfg *Config, handled uint64) []landlock.Rule {
 			g.add(h, rRead|rWrite)
 		}
 	}
-	return g.rules(handled, cfg)
+	return g.rules(handled, cfg, nl)
 }
 
 // grant is one path-beneath rule.
@@ -128,13 +129,13 @@ func (g *grants) devices() {
 }
 
 // rules turns the grants into go-landlock rules within the handled set.
-func (g grants) rules(handled uint64, cfg *Config) []landlock.Rule {
+func (g grants) rules(handled uint64, cfg *Config, nl noLinks) []landlock.Rule {
 	var out []landlock.Rule
 	for _, gr := range g {
 		if a := gr.access & handled; a != 0 {
 			// a path that vanished since it was listed (another process's
 			// temp dir) grants nothing and is no error
-			out = append(out, landlock.PathAccess(landlock.AccessFSSet(a), gr.path).IgnoreIfMissing())
+			out = append(out, landlock.PathAccess(landlock.AccessFSSet(a), nl.rewrite(gr.path)).IgnoreIfMissing())
 		}
 	}
 	if !cfg.NetNS && !cfg.NetOpen && cfg.ProxyPort > 0 {
@@ -150,7 +151,12 @@ func applyLandlock(cfg *Config, abi int) error {
 		return fmt.Errorf("%w: Landlock is not available", ErrLayer)
 	}
 	c := landlockConfig(cfg, abi)
-	rules := landlockRules(cfg, uint64(c.HandledAccessFS))
+	nl, err := openNoLinks(cfg.NoLinks)
+	if err != nil {
+		return err
+	}
+	defer nl.close()
+	rules := landlockRules(cfg, uint64(c.HandledAccessFS), nl)
 	fd, flags, err := c.NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("landlock ruleset: %w", err)
