@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bench-agents.sh: `sandbox agents` (issue 14).
+#  1. spawn to the agent's first instruction, against its two parts done
+#     alone: `git worktree add` of the same repository and one
+#     `sandbox run` start (target: at most their sum);
+#  2. memory of our own processes per running agent (the supervisor, with
+#     its proxy and bus in-process, and the jail's init; not the agent)
+#     with 10 idle stub agents at once (target: at most 25 MB RSS). RSS
+#     counts the binary's shared pages in every process; PSS shares them
+#     out and Private is what one more agent costs: all three are printed.
+#
+#   hack/bench-agents.sh [SPAWNS]   (default 5; root for every layer;
+#                                   $SANDBOX when set, else `make build`)
+set -euo pipefail
+spawns=${1:-5}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /var/tmp/bench-agents.XXXXXX)
+cleanup() {
+  for a in $("$sb" agents list --dir "$work/repo" 2>/dev/null | awk '$3 == "running" {print $1}'); do
+    "$sb" agents stop "$a" --dir "$work/repo" >/dev/null 2>&1 || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+sb=$work/sandbox
+if [ -n "${SANDBOX:-}" ]; then
+  dd if="$SANDBOX" of="$sb" bs=1M status=none && chmod 755 "$sb"
+else
+  (cd "$root" && make -s build BIN="$sb")
+fi
+export XDG_STATE_HOME=$work/state GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+# a real repository's size: this one's tracked files
+git -C "$root" ls-files -z | (cd "$root" && tar --null -T - -cf -) | (mkdir -p "$work/repo" && tar -C "$work/repo" -xf -)
+git -C "$work/repo" init -q && git -C "$work/repo" add -A && git -C "$work/repo" commit -qm base
+"$sb" init "$work/repo" --claude >/dev/null
+git -C "$work/repo" add -A && git -C "$work/repo" commit -qm sandbox
+files=$(git -C "$work/repo" ls-files | wc -l)
+
+ms() { echo $(( ($2 - $1) / 1000000 )); }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "== agents: spawn to the agent's first instruction ($files files; $spawns spawns)"
+: >"$work/total" && : >"$work/wt" && : >"$work/run" && : >"$work/reported"
+for i in $(seq "$spawns"); do
+  # the parts alone: a worktree of the same repository, a sandbox run start
+  t0=$(date +%s%N)
+  git -C "$work/repo" worktree add -q -b "plain-$i" "$work/plain-$i" HEAD
+  t1=$(date +%s%N)
+  ms "$t0" "$t1" >>"$work/wt"
+  git -C "$work/repo" worktree remove --force "$work/plain-$i"
+  t0=$(date +%s%N)
+  "$sb" run --quiet --dir "$work/repo" -- sh -c 'date +%s%N >.run-first' # /var/tmp is the jail's own
+  ms "$t0" "$(cat "$work/repo/.run-first")" >>"$work/run"
+  rm -f "$work/repo/.run-first"
+  # the whole: spawn until the agent's first instruction has run
+  t0=$(date +%s%N)
+  "$sb" agents spawn "s$i" --dir "$work/repo" -- sh -c 'date +%s%N >.first; exec sleep 600' >"$work/spawn.err" 2>&1
+  wt=$work/repo/.sandbox/worktrees/s$i
+  for _ in $(seq 200); do [ -s "$wt/.first" ] && break; sleep 0.05; done
+  ms "$t0" "$(cat "$wt/.first")" >>"$work/total"
+  sed -n 's/.*times: \(.*\)/\1/p' "$work/spawn.err" >>"$work/reported"
+  "$sb" agents stop "s$i" --dir "$work/repo" >/dev/null
+done
+total=$(median <"$work/total")
+wt=$(median <"$work/wt")
+run=$(median <"$work/run")
+echo "  spawn to first instruction (median)       ${total} ms"
+echo "  git worktree add alone                     ${wt} ms"
+echo "  sandbox run start to first instruction     ${run} ms"
+echo "  spawn's own split (each spawn):            $(paste -sd';' "$work/reported")"
+awk -v t="$total" -v w="$wt" -v r="$run" 'BEGIN {
+  printf "agents-spawn: %d ms to the first instruction, the parts alone %d + %d = %d ms (target <= their sum): %s\n",
+    t, w, r, w + r, (t <= w + r ? "met" : "NOT met") }' | tee -a "${BENCH_OUT:-$work}/summary"
+
+echo
+echo "== agents: memory of our processes per running agent, 10 idle stub agents"
+for i in $(seq 10); do
+  "$sb" agents spawn "idle$i" --dir "$work/repo" -- sleep 600 >/dev/null 2>&1
+done
+sleep 2
+exe=$(readlink -f "$sb")
+: >"$work/mem"
+for pid in $("$sb" agents list --dir "$work/repo" | awk '$3 == "running" {print $NF}'); do
+  # the supervisor and its descendants that are this binary (the init);
+  # the agent's own processes are not ours
+  procs=$pid
+  for c in $(pgrep -P "$pid"); do procs="$procs $c"; done
+  rss=0 pss=0 priv=0
+  for p in $procs; do
+    [ "$(readlink -f /proc/$p/exe 2>/dev/null)" = "$exe" ] || continue
+    read -r r s v < <(awk '/^Rss:/{r=$2} /^Pss:/{s=$2} /^Private_(Clean|Dirty):/{v+=$2} END {print r, s, v}' "/proc/$p/smaps_rollup")
+    rss=$((rss + r)) pss=$((pss + s)) priv=$((priv + v))
+  done
+  echo "$rss $pss $priv" >>"$work/mem"
+done
+n=$(wc -l <"$work/mem")
+awk -v n="$n" '{r+=$1; s+=$2; v+=$3; if ($1>m) m=$1} END {
+  printf "  %d agents running; per agent: RSS %.1f MB (max %.1f), PSS %.1f MB, Private %.1f MB\n", n, r/n/1024, m/1024, s/n/1024, v/n/1024
+  printf "agents-memory: %.1f MB RSS per agent (target <= 25; PSS %.1f MB, Private %.1f MB): %s\n", r/n/1024, s/n/1024, v/n/1024, (r/n/1024 <= 25 ? "met" : "NOT met")
+}' "$work/mem" | tee "$work/memout"
+grep '^agents-memory' "$work/memout" >>"${BENCH_OUT:-$work}/summary"
+if [ "$n" -ne 10 ]; then
+  echo "bench-agents: $n of 10 agents running" >&2
+  exit 1
+fi
