@@ -233,7 +233,7 @@ func (p *Plan) Text() string {
 		keep = append(keep, fmt.Sprintf(" ... %d more files (sandbox agents diff %s shows them all)", len(lines)-1-len(keep), l.Name), lines[len(lines)-1])
 		stat = strings.Join(keep, "\n")
 	}
-	b.WriteString(stat + "\n")
+	b.WriteString(stat)
 	return b.String()
 }
 
