@@ -77,6 +77,7 @@ func newAgentsCmd() *cobra.Command {
 	rm.Flags().BoolVar(&ro.keep, "keep-branch", false, "keep the branch sandbox/NAME")
 	resume, _ := sub("resume NAME", "Restart a stopped agent in its worktree (claude --continue where the agent can)", cobra.ExactArgs(1), runAgentsResume)
 	cmd.AddCommand(spawn, sup, attach, logs, list, diff, stop, rm, resume)
+	cmd.AddCommand(newAgentsLandCmd(), newAgentsApplyLandCmd()) // cmd_agents_land.go
 	return cmd
 }
 
