@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/inbox"
@@ -40,7 +41,13 @@ func (s *Server) join(m inbox.Member) (*folderState, error) {
 	}
 	f, closeFn, err := s.cfg.Open(m.Folder)
 	if err != nil {
-		s.log.Warn("cannot serve an inbox folder", "agent", m.Tag.Agent, "folder", m.Folder.Root, "err", err)
+		s.mu.Lock()
+		said := s.failed[m.Folder.Root] == err.Error()
+		s.failed[m.Folder.Root] = err.Error()
+		s.mu.Unlock()
+		if !said { // once per error: it is tried again on the slow tick
+			s.log.Warn("cannot serve an inbox folder", "agent", m.Tag.Agent, "folder", m.Folder.Root, "err", err)
+		}
 		return nil, err
 	}
 	tag := m.Tag
@@ -69,8 +76,14 @@ func (s *Server) byRoot(root string) *folderState {
 // the registry's state of every agent. An agent removed from the
 // registry stays served (its finished requests remain to be seen) and
 // reads as "removed".
-func (s *Server) followInbox(ctx context.Context, updates <-chan []inbox.Member) {
+func (s *Server) followInbox(ctx context.Context, first []inbox.Member, updates <-chan []inbox.Member) {
 	defer s.wg.Done()
+	last := first
+	// A member whose folder could not be opened (a spawn still setting
+	// the worktree up) is tried again on the slow tick: the registry's
+	// list may not change again to bring it back.
+	slow := time.NewTicker(recoverEvery)
+	defer slow.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -79,7 +92,15 @@ func (s *Server) followInbox(ctx context.Context, updates <-chan []inbox.Member)
 			if !ok {
 				return
 			}
+			last = ms
 			s.syncInbox(ctx, ms)
+		case <-slow.C:
+			for _, m := range last {
+				if s.byRoot(m.Folder.Root) == nil {
+					s.syncInbox(ctx, last)
+					break
+				}
+			}
 		}
 	}
 }

@@ -96,12 +96,14 @@ type Server struct {
 
 	mu sync.Mutex
 	// Guarded by mu: the executions in flight in this process, the
-	// folders served (an inbox adds the agents spawned meanwhile), and
-	// what closes the folders the server opened itself.
+	// folders served (an inbox adds the agents spawned meanwhile), what
+	// closes the folders the server opened itself, and the inbox folders
+	// that could not be opened (root -> error, logged once).
 	running int
 	folders []*folderState
 	byKey   map[string]*folderState
 	closers []func()
+	failed  map[string]string
 }
 
 // New starts watching cfg's folders and returns the server. ctx bounds
@@ -118,16 +120,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, hub: newHub(log), guard: g, started: time.Now().UTC(), byKey: map[string]*folderState{}}
+	s := &Server{cfg: cfg, log: log, hub: newHub(log), guard: g, started: time.Now().UTC(), byKey: map[string]*folderState{}, failed: map[string]string{}}
 	s.runCtx, s.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	for _, f := range cfg.Folders {
 		s.add(f)
 	}
 	wctx, stop := context.WithCancel(ctx)
 	s.stop, s.wctx = stop, wctx
+	var first []inbox.Member
 	var updates <-chan []inbox.Member
 	if cfg.Inbox != nil {
-		first, ch, err := inbox.Follow(wctx, cfg.Inbox, cmp.Or(cfg.InboxEvery, inbox.FollowEvery), log)
+		var ch <-chan []inbox.Member
+		first, ch, err = inbox.Follow(wctx, cfg.Inbox, cmp.Or(cfg.InboxEvery, inbox.FollowEvery), log)
 		if err != nil {
 			stop()
 			return nil, err
@@ -144,7 +148,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.watch(wctx, s.list())
 	if updates != nil {
 		s.wg.Add(1)
-		go s.followInbox(wctx, updates)
+		go s.followInbox(wctx, first, updates)
 	}
 	s.handler = s.routes()
 	return s, nil

@@ -15,7 +15,8 @@ import (
 func (s *watchSession) open(ctx context.Context, m inbox.Member) error {
 	env, closeEnv, err := s.openEnv(m.Folder, s.log)
 	if err != nil {
-		if s.inbox && !m.Tag.IsMain() {
+		if key := m.Folder.Root + "\x00" + err.Error(); s.inbox && !m.Tag.IsMain() && !s.problems[key] {
+			s.problems[key] = true // said once; tried again on the slow tick
 			s.log.Warn("cannot watch an agent's folder", "agent", m.Tag.Agent, "folder", m.Folder.Root, "err", err)
 			s.out.printf("! agent %s: cannot watch %s: %v\n", display.EscapeLine(m.Tag.Agent), m.Folder.Root, err)
 		}
@@ -43,6 +44,7 @@ func (s *watchSession) closeAll() {
 // spawned are watched from now on, removed ones no longer, and the tags
 // (the agents' states) are the registry's.
 func (s *watchSession) sync(ctx context.Context, ms []inbox.Member) {
+	s.members = ms
 	want := map[string]inbox.Member{}
 	for _, m := range ms {
 		want[m.Folder.Root] = m
@@ -73,6 +75,22 @@ func (s *watchSession) sync(ctx context.Context, ms []inbox.Member) {
 	s.refresh()
 	if !s.plain && s.redraw != nil {
 		s.redraw()
+	}
+}
+
+// retryOpen opens, on the slow tick, the members whose folder could not
+// be opened when they joined (a spawn still setting the worktree up): the
+// registry's list may not change again to bring them back.
+func (s *watchSession) retryOpen(ctx context.Context) {
+	open := map[string]bool{}
+	for _, wf := range s.folders {
+		open[wf.env.Folder.Root] = true
+	}
+	for _, m := range s.members {
+		if !open[m.Folder.Root] {
+			s.sync(ctx, s.members)
+			return
+		}
 	}
 }
 

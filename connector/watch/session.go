@@ -56,6 +56,7 @@ type watchSession struct {
 	updates <-chan []inbox.Member // the inbox's members as the registry changes
 	notify  *inbox.Notifier
 	states  string // the agents line last printed
+	members []inbox.Member // the inbox's members as last read
 	forAll  bool   // the "always" being taken is for all agents ([L])
 
 	pending   []pendingItem
@@ -104,6 +105,7 @@ func (s *watchSession) waitEvent(ctx context.Context, stop func() bool) (inputEv
 			s.sync(ctx, ms)
 		case <-tick.C:
 			s.checkPolicy()
+			s.retryOpen(ctx)
 		case ev := <-s.in:
 			if ev.err != nil {
 				return ev, ev.err

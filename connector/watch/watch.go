@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return err
 		}
-		members, s.updates, s.inbox = first, updates, true
+		members, s.updates, s.inbox, s.members = first, updates, true, first
 	}
 	for i, m := range members {
 		if err := s.open(ctx, m); err != nil && (i == 0 || !s.inbox) {
