@@ -150,16 +150,18 @@ func (p profile) layout(home string, env []string) agentLayout {
 // commondir, alternates, info/, and remotes/ and branches/, whose files
 // define a remote where the config has none: `.git/remotes/origin` sent an
 // approved `git push origin master` to the agent's own repository and ran
-// its receive hooks; CI configuration, which runs with the repository's
-// secrets after a push; direnv, husky; editors' tasks, which run when a
-// folder is opened: VS Code's runOn folderOpen, JetBrains' startup
-// tasks) and the agents' own configuration (hooks, MCP servers,
-// permissions). The default policy's write rules escalate the same
-// names in connector mode. The jail pins each whether it exists or not
-// (see jailspec.FS.ReadOnly).
+// its receive hooks, and worktrees/, whose X/commondir and
+// X/config.worktree choose the config git runs with in the linked
+// worktree X, where the broker and the human run git too; CI
+// configuration, which runs with the repository's secrets after a push;
+// direnv, husky; editors' tasks, which run when a folder is opened: VS
+// Code's runOn folderOpen, JetBrains' startup tasks) and the agents' own
+// configuration (hooks, MCP servers, permissions). The default policy's
+// write rules escalate the same names in connector mode. The jail pins
+// each whether it exists or not (see jailspec.FS.ReadOnly).
 var ProtectedPaths = []string{
 	".sandbox", ".git/hooks", ".git/config", ".git/commondir", ".git/info",
-	".git/objects/info/alternates", ".git/remotes", ".git/branches",
+	".git/objects/info/alternates", ".git/remotes", ".git/branches", ".git/worktrees",
 	".github/workflows", ".github/actions", ".gitlab-ci.yml", ".circleci", ".envrc", ".husky",
 	".claude", ".mcp.json", ".cursor", ".codex", ".gemini", ".windsurf", ".vscode", ".idea",
 }

@@ -179,3 +179,15 @@ func (w linkedWorktree) addTo(fs *jailspec.FS) {
 		fs.Placeholders[p] = pr.content
 	}
 }
+
+// seedWorktreesDir makes the repository's .git/worktrees when .git is a
+// directory without one, so that pinning it (ProtectedPaths) binds a real
+// directory rather than a placeholder for the run: a placeholder (mode
+// 0555) would make the user's own `git worktree add`, and so `sandbox
+// agents spawn`, fail while a jail runs in the main worktree. git reads
+// an empty one as no linked worktrees.
+func seedWorktreesDir(root string) {
+	if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+		_ = os.Mkdir(filepath.Join(root, ".git", "worktrees"), 0o755)
+	}
+}

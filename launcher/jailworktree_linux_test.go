@@ -392,3 +392,84 @@ func TestJailWorktreeLinkSwappedIn(t *testing.T) {
 	}
 	t.Logf("start refused: err %v, exit %d: %s", err, res.Code, out.String())
 }
+
+// mainJail makes MAIN itself the jail's project (with a bus of its own).
+func (e *worktreeJail) mainJail(t *testing.T) {
+	t.Helper()
+	f, err := folder.New(e.main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Subdirs() {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, f.Policy(), "version: 1\n")
+	e.project = f
+}
+
+// A jail rooted in the main worktree cannot write the linked worktrees'
+// dirs either (their commondir and config.worktree choose the config the
+// broker's and the human's git run with there), nor make a new one; git
+// still commits there.
+func TestJailMainWorktreeKeepsWorktreeDirs(t *testing.T) {
+	e := newWorktreeJail(t)
+	e.mainJail(t)
+	var as []attempt
+	for _, name := range []string{"a", "b"} {
+		dir := filepath.Join(e.common, "worktrees", name)
+		for _, pr := range worktreeProtected {
+			as = append(as, forbid(filepath.Join(dir, pr.name))...)
+		}
+		as = append(as, forbidExisting(filepath.Join(dir, "HEAD"))...)
+		as = append(as, forbidExisting(dir)...)
+	}
+	as = append(as, forbid(filepath.Join(e.common, "worktrees", "c"))...)
+	as = append(as, forbidExisting(filepath.Join(e.common, "worktrees"))...)
+	cases := make([]probeCase, len(as))
+	for i, a := range as {
+		cases[i] = probeCase{a.probe + " " + strings.Join(a.args, " "), a.probe, a.args}
+	}
+	before := e.snapshot(t)
+	for _, m := range jailModes {
+		t.Run(m.name, func(t *testing.T) {
+			out, _ := runJailed(t, e.options(m, e.batchArgv(cases)...))
+			got := batchResults(t, out, len(cases))
+			for i := range as {
+				if got[i] == "ok" {
+					t.Errorf("%s: written from the main worktree's jail", cases[i].name)
+				}
+			}
+			if now := e.snapshot(t); !maps.Equal(now, before) {
+				t.Errorf("protected names changed:\nbefore %v\nafter  %v", before, now)
+			}
+		})
+	}
+	script := `set -e
+cd "$1"
+echo jailed > main-jail.txt
+git add main-jail.txt
+git commit -q -m 'from the main jail'
+git worktree list
+echo DONE`
+	out, res := runJailed(t, e.options(jailModes[0], "/bin/sh", "-c", script, "sh", e.main))
+	if res.Code != 0 || !strings.Contains(out, "DONE") {
+		t.Fatalf("git in the main worktree's jail: exit %d:\n%s", res.Code, out)
+	}
+}
+
+// A repository without linked worktrees gets a real, empty
+// .git/worktrees rather than a placeholder (mode 0555) for the run, so
+// that `git worktree add` outside works while a jail runs in it.
+func TestJailMainWorktreeSeedsWorktreesDir(t *testing.T) {
+	e := newJailEnv(t)
+	wts := filepath.Join(e.project.Root, ".git", "worktrees")
+	out, res := runJailed(t, e.options(jailModes[0], "/usr/bin/stat", "-c", "%a", wts))
+	if res.Code != 0 || strings.TrimSpace(out) != "755" {
+		t.Fatalf("%s in the jail: exit %d: %s", wts, res.Code, out)
+	}
+	if fi, err := os.Lstat(wts); err != nil || !fi.IsDir() {
+		t.Errorf("%s after the run: %v", wts, err)
+	}
+}

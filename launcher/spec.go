@@ -34,6 +34,7 @@ func buildFS(o *Options, mountNS bool, g *globalCopy) jailspec.FS {
 	for p, content := range protectedFiles {
 		fs.Placeholders[filepath.Join(root, p)] = content
 	}
+	seedWorktreesDir(root)
 	if wt, err := findLinkedWorktree(root); err == nil {
 		wt.addTo(&fs)
 	} else if !errors.Is(err, errNotLinked) && o.Logger != nil {
