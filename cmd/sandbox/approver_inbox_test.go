@@ -12,6 +12,7 @@ import (
 	"time"
 
 	agentreg "github.com/sandbox-dev/sandbox/agents"
+	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/inbox"
 	"github.com/sandbox-dev/sandbox/connector/policy"
@@ -277,4 +278,33 @@ func TestWatchInboxNotifies(t *testing.T) {
 	keys.Write([]byte("d\nq\n"))
 	r.wait()
 	exitOf(t, watch)
+}
+
+// In a terminal (raw mode, single keys), L takes the pattern on a line
+// like A and remembers it for every agent; the agents line says who waits.
+func TestWatchInboxInATerminal(t *testing.T) {
+	t.Parallel()
+	repo := newInboxRepo(t, "alice", "bob")
+	pane := newTmuxPane(t, "cd "+display.QuoteArg(repo.main.Root)+" && exec "+sandboxLine(t, repo.main.Root, "watch"))
+	pane.waitFor("agents: alice running · bob running")
+	ra := startRequest(t, repo.dir("alice"), "s1", "", "--", "git", "push", "nowhere", "main")
+	pane.waitFor("── request " + ra.id)
+	pane.waitFor("agents: alice waiting (1) · bob running")
+	pane.waitFor("[L] always, all agents")
+	pane.keys("L")
+	pane.waitFor("pattern (Enter")
+	pane.keys("Enter")
+	ra.wait()
+	pane.waitFor("remembered for all agents: 2 more folder(s)")
+	rb := startRequest(t, repo.dir("bob"), "s2", "", "--", "git", "push", "nowhere", "main")
+	rb.wait()
+	pane.waitFor(rb.id + " approved by remembered decision git push nowhere main")
+	pane.keys("q")
+	for range 100 {
+		if !pane.alive() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("watch did not quit:\n%s", pane.screen())
 }
