@@ -35,6 +35,9 @@ var ErrEnded = errors.New("the agent's terminal closed (it ended, or was stopped
 // ErrNoWorktree is an agent whose worktree is gone.
 var ErrNoWorktree = errors.New("worktree missing")
 
+// ErrBadTasks is a tasks.yaml that cannot be run.
+var ErrBadTasks = errors.New("bad tasks file")
+
 // The errors of land (land*.go).
 var (
 	// ErrNotRepo is a MAIN whose .git is not a directory of its own.

@@ -105,8 +105,8 @@ func TestParseShortstat(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]Diffstat{
 		" 3 files changed, 10 insertions(+), 2 deletions(-)\n": {3, 10, 2},
-		" 1 file changed, 1 deletion(-)\n":                      {1, 0, 1},
-		"":                                                      {},
+		" 1 file changed, 1 deletion(-)\n":                     {1, 0, 1},
+		"":                                                     {},
 	} {
 		if got := parseShortstat(in); got != want {
 			t.Errorf("parseShortstat(%q) = %+v, want %+v", in, got, want)

@@ -59,6 +59,9 @@ type Record struct {
 	// AllowDegraded names the jail layers the spawning human accepted as
 	// degraded or missing (sandbox run --allow-degraded).
 	AllowDegraded []string `json:"allow_degraded,omitempty"`
+	// CI: no human; the policy's ci: section decides the agent's
+	// escalations, and the supervisor keeps their report (ci.json).
+	CI bool `json:"ci,omitempty"`
 }
 
 // Registry is the agents of one repository (MAIN), kept in the per-user
@@ -102,6 +105,11 @@ func (r *Registry) LogPath(name string) string { return filepath.Join(r.AgentDir
 // SockPath is agent name's attach socket.
 func (r *Registry) SockPath(name string) string {
 	return filepath.Join(r.AgentDir(name), "attach.sock")
+}
+
+// CIReportPath is a CI agent's report of its escalations.
+func (r *Registry) CIReportPath(name string) string {
+	return filepath.Join(r.AgentDir(name), "ci.json")
 }
 
 // LockPath is the file whose lock a spawn, and then the supervisor, holds.

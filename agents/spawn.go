@@ -34,7 +34,9 @@ type SpawnOptions struct {
 	Headless bool
 	// AllowDegraded is passed to the agent's runs (launcher layer names).
 	AllowDegraded []string
-	State         *userstate.State
+	// CI runs the agent without a human (Record.CI).
+	CI    bool
+	State *userstate.State
 	// Exe is the sandbox binary that runs the supervisor (default: this
 	// executable).
 	Exe string
@@ -113,7 +115,7 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	sp.Record = Record{
 		Name: o.Name, Agent: agent, Argv: argv, Headless: o.Headless, Task: o.Task,
 		Branch: "sandbox/" + o.Name, Base: base, BaseRef: baseRef, Worktree: r.Worktree(o.Name),
-		State: Starting, Created: time.Now().UTC(), AllowDegraded: o.AllowDegraded,
+		State: Starting, Created: time.Now().UTC(), AllowDegraded: o.AllowDegraded, CI: o.CI,
 	}
 	if sp.Dirty, err = dirty(ctx, r.Main.Root); err != nil {
 		return sp, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
 )
@@ -35,6 +36,9 @@ type supervisor struct {
 	name string
 	o    SuperviseOptions
 	log  io.Writer // o.Log, capped at MaxLog
+	// ci holds what the CI approver decided in the setup's and the
+	// agent's runs (a CI agent).
+	ci []launcher.CIEscalation
 }
 
 // Supervise runs agent name until it ends or ctx is cancelled (stop),
@@ -54,6 +58,13 @@ func (r *Registry) Supervise(ctx context.Context, name string, lock *Lock, o Sup
 	}
 	fmt.Fprintf(s.log, "sandbox: agent %s: supervisor %d started %s\n", name, rec.PID, rec.Started.Format(time.RFC3339))
 	res, err := s.run(ctx, rec)
+	if rec.CI {
+		rep := launcher.NewCIReport(rec.Worktree, rec.Argv, res.Code, rec.Started, s.ci)
+		rep.WriteSummary(s.log)
+		if werr := rep.WriteJSON(r.CIReportPath(name)); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	return s.finish(ctx, res, err)
 }
 
@@ -87,14 +98,9 @@ func (s *supervisor) run(ctx context.Context, rec Record) (launcher.Result, erro
 // setupCommand reads agents.setup from the worktree's accepted policy
 // (MAIN's, accepted for it at spawn).
 func (s *supervisor) setupCommand(wt folder.Folder) (string, error) {
-	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Logger: s.o.Logger})
+	eng, _, err := store.Load(wt, s.o.State, s.o.Logger)
 	if err != nil {
-		return "", err
-	}
-	defer bus.Close()
-	eng := bus.Policy()
-	if eng == nil {
-		return "", fmt.Errorf("%s: the worktree's policy could not be loaded", wt.Root)
+		return "", fmt.Errorf("%s: the worktree's policy: %w", wt.Root, err)
 	}
 	return eng.Settings().Agents.Setup, nil
 }
@@ -143,7 +149,7 @@ type stdio struct {
 // is the worktree, with the policy's limits.
 func (s *supervisor) jailRun(ctx context.Context, rec Record, argv []string, agent string, io stdio) (launcher.Result, error) {
 	wt := folder.Folder{Root: rec.Worktree}
-	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Agent: agent, Logger: s.o.Logger})
+	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Agent: agent, CI: rec.CI, Logger: s.o.Logger})
 	if err != nil {
 		return launcher.Result{}, err
 	}
@@ -173,6 +179,9 @@ func (s *supervisor) jailRun(ctx context.Context, rec Record, argv []string, age
 	defer func() {
 		cancel()
 		<-done
+		if ci := bus.CI(); ci != nil {
+			s.ci = append(s.ci, ci.Report()...)
+		}
 	}()
 	return launcher.Run(ctx, lo)
 }

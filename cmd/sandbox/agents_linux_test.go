@@ -379,3 +379,63 @@ func TestAgentsBadInput(t *testing.T) {
 		t.Error("a refused spawn left a branch")
 	}
 }
+
+// CI fan-out: four headless agents at once, each in its own worktree and
+// jail, one report checked field by field.
+func TestAgentsCIFanOut(t *testing.T) {
+	requireRunJail(t)
+	r := newAgentsRepo(t, "true")
+	t.Cleanup(r.stopAll)
+	tasks := filepath.Join(t.TempDir(), "tasks.yaml")
+	os.WriteFile(tasks, []byte(`tasks:
+  - {name: edits, command: [sh, -c, "echo more >> a.txt"]}
+  - {name: quiet, command: ["true"]}
+  - {name: fails, command: [sh, -c, "exit 3"]}
+  - {name: pushes, command: [sh, -c, "git push origin HEAD; test $? = 126"]}
+`), 0o644)
+	report := filepath.Join(t.TempDir(), "r.json")
+	code, out, errs := r.sandbox("agents", "run", "--ci", "--tasks", tasks, "--report", report, "--parallel", "4")
+	if code != exitFailure || !strings.Contains(errs, "1 of 4 agents failed") {
+		t.Errorf("exit %d, want %d: %s%s", code, exitFailure, out, errs)
+	}
+	var rep fleet.FleetReport
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Version != 1 || rep.Folder != r.root || rep.Failed != 1 || rep.Denied != 1 || len(rep.Agents) != 4 || rep.Finished.Before(rep.Started) {
+		t.Fatalf("report: %+v", rep)
+	}
+	want := map[string]struct {
+		outcome       fleet.State
+		exit          int
+		denied, files int
+	}{"edits": {fleet.Done, 0, 0, 1}, "quiet": {fleet.Done, 0, 0, 0}, "fails": {fleet.Failed, 3, 0, 0}, "pushes": {fleet.Done, 0, 1, 0}}
+	for i, a := range rep.Agents {
+		w, ok := want[a.Name]
+		if !ok || a.Name != []string{"edits", "quiet", "fails", "pushes"}[i] {
+			t.Errorf("agent %d is %q", i, a.Name)
+			continue
+		}
+		if a.Outcome != w.outcome || a.Exit == nil || *a.Exit != w.exit || a.Denied != w.denied || a.Approved != 0 ||
+			len(a.Escalations) != w.denied || a.Diffstat.Files != w.files || a.Agent != fleet.CommandAgent ||
+			a.Branch != "sandbox/"+a.Name || a.Base != r.head || a.Worktree != r.wt(a.Name) {
+			t.Errorf("%s: %+v", a.Name, a)
+		}
+	}
+	if e := rep.Agents[3].Escalations; len(e) == 1 && (e[0].Kind != "shell" || e[0].Subject != "git push origin HEAD" || e[0].Outcome != "denied") {
+		t.Errorf("pushes' escalation: %+v", e[0])
+	}
+	if rep.Agents[0].Diffstat.Insertions != 1 {
+		t.Errorf("edits' diffstat: %+v", rep.Agents[0].Diffstat)
+	}
+
+	// Without the failing agent, --fail-on-deny makes the denial count.
+	os.WriteFile(tasks, []byte("tasks:\n  - {name: pushes2, command: [sh, -c, \"git push origin HEAD; true\"]}\n"), 0o644)
+	if code, out, errs := r.sandbox("agents", "run", "--ci", "--tasks", tasks, "--fail-on-deny"); code != exitCIDenied {
+		t.Errorf("--fail-on-deny: exit %d, want %d: %s%s", code, exitCIDenied, out, errs)
+	}
+}

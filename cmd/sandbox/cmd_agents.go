@@ -31,7 +31,12 @@ type agentsOptions struct {
 	raw       bool
 	stat      bool
 	keep      bool
-	dash      int // cobra's ArgsLenAtDash: where -- stood among the arguments, or -1
+	ci        bool   // run: no human (the only mode so far)
+	tasks     string // run: tasks.yaml
+	report    string // run: the JSON report
+	parallel  int    // run: agents at once
+	failDeny  bool   // run: exit non-zero when an escalation was denied
+	dash      int    // cobra's ArgsLenAtDash: where -- stood among the arguments, or -1
 	out, errw io.Writer
 }
 
@@ -76,7 +81,14 @@ func newAgentsCmd() *cobra.Command {
 	rm, ro := sub("rm NAME", "Remove a stopped agent: its worktree and its branch", cobra.ExactArgs(1), runAgentsRm)
 	rm.Flags().BoolVar(&ro.keep, "keep-branch", false, "keep the branch sandbox/NAME")
 	resume, _ := sub("resume NAME", "Restart a stopped agent in its worktree (claude --continue where the agent can)", cobra.ExactArgs(1), runAgentsResume)
-	cmd.AddCommand(spawn, sup, attach, logs, list, diff, stop, rm, resume)
+	run, rn := sub("run --ci --tasks FILE --report FILE", "Run headless agents in parallel, each in its own worktree and jail; escalations follow the policy's ci: section",
+		cobra.NoArgs, runAgentsRun)
+	run.Flags().BoolVar(&rn.ci, "ci", false, "no human: the policy's ci: section decides every escalation (required)")
+	run.Flags().StringVar(&rn.tasks, "tasks", "", "the tasks, as YAML (`tasks: [{name, agent, task, base, command}]`)")
+	run.Flags().StringVar(&rn.report, "report", "", "write each agent's outcome, escalations and diffstat to `FILE` as JSON")
+	run.Flags().IntVar(&rn.parallel, "parallel", 2, "how many agents run at once")
+	run.Flags().BoolVar(&rn.failDeny, "fail-on-deny", false, "exit non-zero when any escalation was denied")
+	cmd.AddCommand(spawn, sup, attach, logs, list, diff, stop, rm, resume, run)
 	cmd.AddCommand(newAgentsLandCmd(), newAgentsApplyLandCmd()) // cmd_agents_land.go
 	return cmd
 }
@@ -339,4 +351,46 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 		err = fmt.Errorf("%s: larger than %d bytes", path, limit)
 	}
 	return b, err
+}
+
+func runAgentsRun(ctx context.Context, opts *agentsOptions, _ []string) error {
+	if !opts.ci || opts.tasks == "" {
+		return usageErrorf("agents run needs --ci and --tasks (no other mode yet)")
+	}
+	if opts.parallel < 1 {
+		return usageErrorf("invalid argument --parallel %d: at least 1", opts.parallel)
+	}
+	data, err := readSmallFile(opts.tasks, 1<<20)
+	if err != nil {
+		return usageErrorf("--tasks: %w", err)
+	}
+	tasks, err := fleet.ParseTasks(data)
+	if err != nil {
+		return usageErrorf("--tasks %s: %w", opts.tasks, err)
+	}
+	r, st, err := agentsRegistry(opts)
+	if err != nil {
+		return err
+	}
+	rep := r.FanOut(ctx, fleet.FanOutOptions{Tasks: tasks, Parallel: opts.parallel, State: st, Out: opts.errw})
+	for _, a := range rep.Agents {
+		fmt.Fprintf(opts.out, "%s\t%s\t%d approved, %d denied\t%d files +%d -%d", a.Name, a.Outcome, a.Approved,
+			len(a.Escalations)-a.Approved, a.Diffstat.Files, a.Diffstat.Insertions, a.Diffstat.Deletions)
+		if a.Error != "" {
+			fmt.Fprintf(opts.out, "\t%s", display.EscapeLine(a.Error))
+		}
+		fmt.Fprintln(opts.out)
+	}
+	if opts.report != "" {
+		if err := rep.WriteJSON(opts.report); err != nil {
+			return err
+		}
+	}
+	switch {
+	case rep.Failed > 0:
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("%d of %d agents failed", rep.Failed, len(rep.Agents))}
+	case opts.failDeny && rep.AnyDenied():
+		return &exitError{code: exitCIDenied, msg: "--fail-on-deny: an escalation was denied"}
+	}
+	return nil
 }
