@@ -45,6 +45,8 @@ try {
   // The liar: alice's folder, bob's name; its agent is alice, bob is only its client.
   const liar = await page.$$eval('#pending-list .item', (es) => es.filter((e) => e.textContent.includes('i am bob')).map((e) => e.textContent));
   if (liar.length !== 1 || !liar[0].includes('agent alice') || !liar[0].includes('bob')) fail('the liar: ' + JSON.stringify(liar));
+  const badges = await page.$$eval('#pending-list .item .badge.batch', (es) => es.map((e) => e.textContent));
+  if (JSON.stringify(badges) !== JSON.stringify(['2 agents', '2 agents'])) fail('batch badges: ' + JSON.stringify(badges));
   step('TAGGED');
 
   // Select alice's pwd: the detail says whose it is, and offers the batch.

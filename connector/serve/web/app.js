@@ -162,7 +162,7 @@
       return;
     }
     renderAgents();
-    renderDetail();
+    renderRequests();
   }
 
   function renderAgents() {
@@ -394,6 +394,8 @@
     const st = itemState(r);
     if (st) top.append(el('span', 'badge ' + badgeClass(r, st), badgeText(r, st)));
     if (!r.result && r.review && r.review.stale) top.append(el('span', 'badge stale', 'stale'));
+    const batch = !r.result && state.batches.get(r.id);
+    if (batch) top.append(el('span', 'badge batch', batch.requests.length + ' agents'));
     const meta = el('div', 'meta');
     if (r.agent && r.agent !== 'main') meta.append(el('span', 'agent-tag', 'agent ' + r.agent));
     else if (state.folders.size > 1) meta.append(el('span', '', folderName(r.folder)));
