@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
@@ -39,6 +41,10 @@ type Plan struct {
 	CheckedOut bool   // the target is MAIN's checked-out branch
 	Diffstat   string // git diff --stat target...head
 	Test       *TestResult
+	// TestedHead is the commit the agent's worktree had checked out when
+	// the test ran ("" when unknown): the test runs what the agent left
+	// there, which need not be the pinned commit.
+	TestedHead string
 	// Push is the remote and ref the target (or, with PR, the pinned
 	// commit) is pushed to; "" without.
 	Remote, RemoteRef string
@@ -79,6 +85,7 @@ func PrepareLand(ctx context.Context, o LandOptions) (*Plan, error) {
 		return nil, err
 	}
 	if o.Test != "" && o.RunTest != nil {
+		p.TestedHead = r.worktreeHead(ctx, o.Record.Worktree)
 		tr := o.RunTest(ctx, o.Record.Worktree, o.Test)
 		p.Test = &tr
 	}
@@ -136,6 +143,37 @@ func (r *repo) ident(ctx context.Context) (string, error) {
 		out = out[:i+1]
 	}
 	return out, nil
+}
+
+// worktreeHead is the commit the worktree at wt has checked out, read
+// from its administrative directory in MAIN's .git (the one whose gitdir
+// names wt/.git; the worktree's own .git file is not read): a commit id,
+// or a branch of MAIN's, resolved there. "" when it cannot be told.
+func (r *repo) worktreeHead(ctx context.Context, wt string) string {
+	dir := filepath.Join(r.gitDir, "worktrees")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "gitdir"))
+		if err != nil || strings.TrimSpace(string(b)) != filepath.Join(wt, ".git") {
+			continue
+		}
+		head, err := os.ReadFile(filepath.Join(dir, e.Name(), "HEAD"))
+		if err != nil || len(head) > 1024 {
+			return ""
+		}
+		ref := strings.TrimSpace(string(head))
+		if rest, ok := strings.CutPrefix(ref, "ref: "); ok {
+			if !strings.HasPrefix(rest, "refs/heads/") || !validBranch(strings.TrimPrefix(rest, "refs/heads/")) {
+				return ""
+			}
+			ref = rest
+		} else if !commitRE.MatchString(ref) {
+			return ""
+		}
+		id, _ := r.commit(ctx, ref)
+		return id
+	}
+	return ""
 }
 
 // dryRun checks that the land applies as things are now: the target is
@@ -279,6 +317,14 @@ func (p *Plan) testText() string {
 		head += "passed"
 	default:
 		head += fmt.Sprintf("FAILED (exit %d)", t.Code)
+	}
+	switch {
+	case p.TestedHead == p.Landing.Head:
+		head += "\n  the worktree had the pinned commit checked out (and whatever the agent had not committed)"
+	case p.TestedHead != "":
+		head += "\n  NOTE: the worktree had " + abbrev(p.TestedHead) + " checked out, not the pinned commit"
+	default:
+		head += "\n  NOTE: which commit the worktree had checked out is unknown"
 	}
 	tail := t.Tail
 	if len(tail) > maxTail {

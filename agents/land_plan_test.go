@@ -57,10 +57,29 @@ func TestPrepareLandShows(t *testing.T) {
 	text := req.Justification
 	for _, s := range []string{"land agent shown: squash commit " + head[:12] + " of sandbox/shown into main",
 		"sandbox/shown at " + head, "main at " + target, "checked out in MAIN", "squash: one new commit",
-		"docs/new.md", "2 files changed", "`make check`", "passed", "PASS"} {
+		"docs/new.md", "2 files changed", "`make check`", "passed", "PASS", "the worktree had the pinned commit checked out"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("the text lacks %q:\n%s", s, text)
 		}
+	}
+}
+
+// TestPrepareLandSaysWhatWasTested: the test ran on whatever the agent
+// had checked out; when that is not the pinned commit, the text says so.
+func TestPrepareLandSaysWhatWasTested(t *testing.T) {
+	t.Parallel()
+	r := newLandRepo(t, "moved")
+	old := r.agentCommit("one", "x.txt", "x\n")
+	r.agentCommit("two", "y.txt", "y\n")
+	gitT(t, r.worktree, "checkout", "-q", "--detach", old)
+	p, err := r.prepare(LandOptions{Test: "true", RunTest: func(context.Context, string, string) TestResult {
+		return TestResult{Command: "true", Passed: true}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "NOTE: the worktree had " + old[:12] + " checked out, not the pinned commit"; !strings.Contains(p.Request.Justification, want) {
+		t.Fatalf("the text lacks %q:\n%s", want, p.Request.Justification)
 	}
 }
 
