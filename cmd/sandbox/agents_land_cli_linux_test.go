@@ -20,9 +20,7 @@ import (
 
 // landEnv is MAIN for the land tests: a git repository with an accepted
 // policy, an agent registered with its worktree on sandbox/NAME, and the
-// real sandbox binary copied into the project (the approved apply-land
-// runs in the grant jail, whose /tmp is its own: the build's directory
-// in the host's /tmp is not there).
+// real sandbox binary (the approved apply-land runs it).
 type landEnv struct {
 	t          *testing.T
 	root, name string
@@ -53,15 +51,7 @@ func newLandEnv(t *testing.T, name string, policyExtra string) *landEnv {
 	if err := reg.Put(rec); err != nil {
 		t.Fatal(err)
 	}
-	e.bin = filepath.Join(root, "bin", "sandbox")
-	src, err := os.ReadFile(sandboxBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Dir(e.bin), 0o755)
-	if err := os.WriteFile(e.bin, src, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	e.bin = sandboxBinary(t)
 	return e
 }
 
@@ -274,7 +264,7 @@ func TestAgentsLandRefusedBeforeAsking(t *testing.T) {
 	e.commit(e.root, "user", "a.txt", "one\nUSER\nthree\n")
 	before := e.state()
 	code, out, errs := e.sandbox(nil, "agents", "land", "clash")
-	if code != exitFailure || !strings.Contains(errs, "conflicts in 1 file(s): a.txt; nothing changed") || !strings.Contains(errs, "CONFLICT") {
+	if code != exitFailure || !strings.Contains(errs, "conflicts in 1 file(s): a.txt; nothing changed") || !strings.Contains(errs, "CONFLICT") || !strings.Contains(errs, "have the agent merge the target") {
 		t.Fatalf("conflict: exit %d\n%s%s", code, out, errs)
 	}
 	reg, _ := fleet.Open(folder.Folder{Root: e.root}, stateOf(e.root).Dir)
@@ -346,7 +336,7 @@ func TestAgentsLandIgnoresPlantedRepository(t *testing.T) {
 	e := newLandEnv(t, "evil", "")
 	head := e.commit(e.worktree, "agent work", "x.txt", "x\n")
 	marker := filepath.Join(e.root, "planted-code-ran")
-	script := filepath.Join(e.root, "bin", "evil.sh")
+	script := filepath.Join(e.root, "evil.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\necho \"$0 $*\" >> "+marker+"\n"), 0o755)
 	planted := filepath.Join(e.worktree, "planted")
 	e.git(e.worktree, "init", "-q", planted)
@@ -380,7 +370,7 @@ func TestAgentsLandPush(t *testing.T) {
 	t.Parallel()
 	requireRunJail(t)
 	e := newLandEnv(t, "pusher", "")
-	remote := filepath.Join(e.root, "bin", "remote.git")
+	remote := filepath.Join(t.TempDir(), "remote.git")
 	e.git(e.root, "init", "-q", "--bare", remote)
 	e.git(e.root, "remote", "add", "origin", remote)
 	e.git(e.root, "push", "-q", "-u", "origin", "main")

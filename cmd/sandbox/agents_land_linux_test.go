@@ -21,17 +21,7 @@ func TestAgentsLandSpawned(t *testing.T) {
 	requireRunJail(t)
 	r := newAgentsRepo(t, "true")
 	defer r.stopAll()
-	// The approved apply-land runs in the grant jail, whose /tmp is its
-	// own: the binary runs from inside the project.
-	bin := filepath.Join(r.root, "bin", "sandbox")
-	src, err := os.ReadFile(sandboxBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Dir(bin), 0o755)
-	if err := os.WriteFile(bin, src, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := sandboxBinary(t)
 	r.mustSandbox("agents", "spawn", "w1", "--headless", "--wait", "--",
 		"sh", "-c", "echo work > w.txt && git add w.txt && git commit -qm 'agent work'")
 	head := strings.TrimSpace(r.git("rev-parse", "sandbox/w1"))

@@ -107,6 +107,10 @@ func runAgentsLand(ctx context.Context, opts *agentsLandOptions) error {
 	}
 	plan, err := prepareLand(ctx, f, opts, mode)
 	if err != nil {
+		var ce *fleet.ConflictError
+		if errors.As(err, &ce) {
+			fmt.Fprintf(opts.er, "sandbox: to resolve it, have the agent merge the target into its branch in its worktree and commit (sandbox agents attach %s, or a task), then land again\n", opts.name)
+		}
 		return landError(err)
 	}
 	fmt.Fprintln(opts.er, display.Escape(plan.Text()))
