@@ -174,7 +174,7 @@ func TestAgentsLandApproved(t *testing.T) {
 		t.Errorf("the land did not run in the grant jail:\n%s", done)
 	}
 	_, audit, _ := e.sandbox(nil, "audit", "show")
-	for _, ev := range []string{"request.created", "approved"} {
+	for _, ev := range []string{"request.created", "request.approved", "exec.end"} {
 		if !strings.Contains(audit, ev) || !strings.Contains(audit, id) {
 			t.Errorf("the audit log lacks %s of %s:\n%s", ev, id, audit)
 		}
@@ -234,8 +234,8 @@ func TestAgentsLandNoWait(t *testing.T) {
 	}
 }
 
-// TestAgentsLandDenied: a denied land changes nothing, and the waiting
-// land exits 126.
+// TestAgentsLandDenied: a denied land changes nothing, the waiting land
+// exits 126, and the denial is audited.
 func TestAgentsLandDenied(t *testing.T) {
 	t.Parallel()
 	e := newLandEnv(t, "nope", "")
@@ -250,6 +250,9 @@ func TestAgentsLandDenied(t *testing.T) {
 	}
 	if e.state() != before {
 		t.Fatal("a denied land changed MAIN")
+	}
+	if _, audit, _ := e.sandbox(nil, "audit", "show"); !strings.Contains(audit, "request.denied") || !strings.Contains(audit, id) {
+		t.Fatalf("the audit log lacks the denial of %s:\n%s", id, audit)
 	}
 }
 
