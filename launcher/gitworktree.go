@@ -171,7 +171,9 @@ func (w linkedWorktree) addTo(fs *jailspec.FS) {
 	trees = append(trees, w.admin)
 	fs.Writable = append(fs.Writable, trees...)
 	fs.NoLinks = append(fs.NoLinks, trees...)
-	fs.ReadOnly = append(fs.ReadOnly, w.gitfile, filepath.Join(w.common, "objects/info/alternates"))
+	// COMMON itself is no writable tree, so it pins nothing; it keeps a
+	// repository under /tmp whole in the jail's private /tmp
+	fs.ReadOnly = append(fs.ReadOnly, w.common, w.gitfile, filepath.Join(w.common, "objects/info/alternates"))
 	fs.Placeholders[filepath.Join(w.common, "objects/info/alternates")] = ""
 	for _, pr := range worktreeProtected {
 		p := filepath.Join(w.admin, pr.name)

@@ -46,12 +46,17 @@ type worktreeJail struct {
 	env    []string
 }
 
+// newWorktreeJail makes MAIN outside the scratch trees, which the jail
+// replaces with its own (newWorktreeJailIn for one under /tmp).
 func newWorktreeJail(t *testing.T) *worktreeJail {
 	t.Helper()
+	return newWorktreeJailIn(t, outsideScratch(t))
+}
+
+func newWorktreeJailIn(t *testing.T, base string) *worktreeJail {
+	t.Helper()
 	e := &worktreeJail{testJail: newJailEnvB(t), git: testenv.RequireCommand(t, "git")}
-	// outside the scratch trees: the jail's /tmp is its own, and MAIN's
-	// read-only parts would not be there
-	e.main = filepath.Join(outsideScratch(t), "main")
+	e.main = filepath.Join(base, "main")
 	e.common = filepath.Join(e.main, ".git")
 	e.admin = filepath.Join(e.common, "worktrees", "a")
 	e.wt = filepath.Join(e.main, ".sandbox", "worktrees", "a")
@@ -102,9 +107,24 @@ func (e *worktreeJail) options(m jailMode, argv ...string) Options {
 }
 
 // Inside a jail rooted in a linked worktree, git works as in the main
-// worktree: add, commit, log, status; the commit is on sandbox/a in MAIN.
+// worktree: add, commit, log, status, with the repository's config and
+// packed refs; the commit is on sandbox/a in MAIN. Also with MAIN under
+// /tmp, which the jail replaces with its own.
 func TestJailWorktreeGitCommits(t *testing.T) {
-	e := newWorktreeJail(t)
+	for _, where := range []string{"outside /tmp", "under /tmp"} {
+		t.Run(where, func(t *testing.T) {
+			base := outsideScratch(t)
+			if where == "under /tmp" {
+				base = t.TempDir()
+			}
+			testWorktreeGitCommits(t, newWorktreeJailIn(t, base))
+		})
+	}
+}
+
+func testWorktreeGitCommits(t *testing.T, e *worktreeJail) {
+	e.hostGit(t, "config", "sandbox.probe", "seen")
+	e.hostGit(t, "pack-refs", "--all")
 	script := `set -e
 cd "$1"
 echo jailed > from-jail.txt
@@ -112,10 +132,15 @@ git add from-jail.txt
 git commit -q -m 'from the jail'
 git log --format=%s -1
 git status --porcelain
+echo "config $(git config sandbox.probe)"
+echo "main $(git rev-parse --verify -q main)"
 echo DONE`
 	out, res := runJailed(t, e.options(jailModes[0], "/bin/sh", "-c", script, "sh", e.wt))
 	if res.Code != 0 || !strings.Contains(out, "from the jail\n") || !strings.Contains(out, "DONE") {
 		t.Fatalf("git in the worktree jail: exit %d:\n%s", res.Code, out)
+	}
+	if main := e.hostGit(t, "rev-parse", "main"); !strings.Contains(out, "config seen\n") || !strings.Contains(out, "main "+main+"\n") {
+		t.Errorf("the repository's config or packed refs are not seen in the jail:\n%s", out)
 	}
 	if got := e.hostGit(t, "log", "-1", "--format=%s", "sandbox/a"); got != "from the jail" {
 		t.Errorf("MAIN's sandbox/a is at %q, want the jail's commit", got)

@@ -72,6 +72,7 @@ type carried struct {
 	path string
 	fd   int // a detached copy of the mount tree (open_tree)
 	dir  bool
+	ro   bool
 }
 
 func privatize(root string, cfg *Config) (err error) {
@@ -107,16 +108,22 @@ func privatize(root string, cfg *Config) (err error) {
 // the tmpfs hides them: the writable trees (but $TMPDIR, which starts
 // empty) read-write; read-only the working directory, this binary, the
 // command's own program (an agent unpacked under /tmp, found as the
-// init will find it, and its link's target) and the protected paths (the
-// agent's binary directories: pinning needs them there).
+// init will find it, and its link's target) and the read-only paths (the
+// agent's binary directories: pinning needs them there; the shared
+// repository of a linked worktree, around its writable objects and refs).
 func carry(root string, cfg *Config) ([]carried, error) {
 	tmpdir := path.Clean(envValue(cfg.Env, "TMPDIR"))
-	var rw, ro []string
+	type tree struct {
+		path string
+		ro   bool
+	}
+	var trees []tree
 	for _, w := range cfg.Writable {
 		if Within(w, root) && w != tmpdir {
-			rw = append(rw, w)
+			trees = append(trees, tree{w, false})
 		}
 	}
+	var ro []string
 	ro = append(ro, cfg.Dir)
 	if exe, err := os.Readlink("/proc/self/exe"); err == nil {
 		ro = append(ro, exe)
@@ -129,34 +136,35 @@ func carry(root string, cfg *Config) ([]carried, error) {
 			}
 		}
 	}
-	ro = append(ro, cfg.ReadOnly...)
+	for _, p := range append(ro, cfg.ReadOnly...) {
+		trees = append(trees, tree{p, true})
+	}
 	// parents first, so that a tree's copy covers what lies in it (an
-	// agent's binary directory and the binary)
-	slices.SortStableFunc(ro, func(a, b string) int { return len(a) - len(b) })
+	// agent's binary directory and the binary), and a writable tree is
+	// placed over the read-only copy of one that holds it; of one path,
+	// the writable copy
+	slices.SortStableFunc(trees, func(a, b tree) int { return len(a.path) - len(b.path) })
 	var out []carried
-	for _, set := range []struct {
-		paths []string
-		ro    bool
-	}{{rw, false}, {ro, true}} {
-		for _, p := range set.paths {
-			if !Within(p, root) || coveredBy(p, out) {
-				continue
-			}
-			c, ok, err := clone(p, set.ro)
-			if err != nil {
-				return out, err
-			}
-			if ok {
-				out = append(out, c)
-			}
+	for _, t := range trees {
+		if !Within(t.path, root) || coveredBy(t.path, t.ro, out) {
+			continue
+		}
+		c, ok, err := clone(t.path, t.ro)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out = append(out, c)
 		}
 	}
 	return out, nil
 }
 
-func coveredBy(p string, cs []carried) bool {
+// coveredBy reports whether p lies in a tree carried already that shows
+// it as it must be: any for a read-only p, a writable one for a writable p.
+func coveredBy(p string, ro bool, cs []carried) bool {
 	for _, c := range cs {
-		if p == c.path || Within(p, c.path) {
+		if (p == c.path || Within(p, c.path)) && (ro || !c.ro) {
 			return true
 		}
 	}
@@ -174,7 +182,7 @@ func clone(p string, ro bool) (c carried, ok bool, err error) {
 	if err != nil {
 		return c, false, fmt.Errorf("open_tree %s: %w", p, err)
 	}
-	c = carried{path: p, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}
+	c = carried{path: p, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR, ro: ro}
 	if ro {
 		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 		if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
@@ -186,22 +194,29 @@ func clone(p string, ro bool) (c carried, ok bool, err error) {
 }
 
 // place makes a mount point at c.path in the new tmpfs and moves the
-// copy there.
+// copy there; a name that a read-only copy placed before brought along
+// (one that holds this tree) is the mount point as it is.
 func (c carried) place() error {
 	if err := os.MkdirAll(path.Dir(c.path), 0o755); err != nil {
 		return err
 	}
-	if c.dir {
-		if err := os.Mkdir(c.path, 0o700); err != nil {
-			return err
-		}
-	} else if err := os.WriteFile(c.path, nil, 0o400); err != nil {
+	if err := c.mountPoint(); err != nil {
 		return err
 	}
 	if err := unix.MoveMount(c.fd, "", unix.AT_FDCWD, c.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 		return fmt.Errorf("move_mount %s: %w", c.path, err)
 	}
 	return nil
+}
+
+func (c carried) mountPoint() error {
+	if fi, err := os.Lstat(c.path); err == nil && fi.Mode()&os.ModeSymlink == 0 && fi.IsDir() == c.dir {
+		return nil
+	}
+	if c.dir {
+		return os.Mkdir(c.path, 0o700)
+	}
+	return os.WriteFile(c.path, nil, 0o400)
 }
 
 func anyWithin(paths []string, dir string) bool {
