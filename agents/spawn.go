@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,6 +49,9 @@ type Spawned struct {
 	Dirty  bool          // MAIN had uncommitted changes the agent does not get
 	Tree   time.Duration // creating the worktree (git worktree add, copies, bus)
 	Start  time.Duration // from the supervisor's start to the agent's start
+	// made: git worktree add made the worktree and its branch, which a
+	// failing spawn then takes back (never a branch it did not make).
+	made bool
 }
 
 // argvFor is the agent and command line a spawn runs.
@@ -89,9 +91,6 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	if err != nil {
 		return sp, err
 	}
-	if err := checkTop(ctx, r.Main.Root); err != nil {
-		return sp, err
-	}
 	baseRef := o.BaseRef
 	if baseRef == "" {
 		baseRef = "HEAD"
@@ -117,19 +116,29 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 		Branch: "sandbox/" + o.Name, Base: base, BaseRef: baseRef, Worktree: r.Worktree(o.Name),
 		State: Starting, Created: time.Now().UTC(), AllowDegraded: o.AllowDegraded, CI: o.CI,
 	}
-	if sp.Dirty, err = dirty(ctx, r.Main.Root); err != nil {
-		return sp, err
-	}
 	say(o.Out, "agent %s: base %s = %s", o.Name, baseRef, base)
-	if sp.Dirty {
-		say(o.Out, "%s has uncommitted changes: the agent starts from %s without them", r.Main.Root, short(base))
-	}
+	// git status reads the whole tree, as the checkout writes one: side by side.
+	dirtyErr := make(chan error, 1)
+	go func() {
+		var err error
+		sp.Dirty, err = dirty(ctx, r.Main.Root)
+		dirtyErr <- err
+	}()
 	t0 := time.Now()
-	if err := r.makeTree(ctx, &sp, policy, o.State); err != nil {
-		r.unmakeTree(sp.Record)
+	err = r.makeTree(ctx, &sp, policy, o.State)
+	if derr := <-dirtyErr; err == nil {
+		err = derr
+	}
+	if err != nil {
+		if sp.made {
+			r.unmakeTree(sp.Record)
+		}
 		return sp, err
 	}
 	sp.Tree = time.Since(t0)
+	if sp.Dirty {
+		say(o.Out, "%s has uncommitted changes: the agent starts from %s without them", r.Main.Root, short(base))
+	}
 	say(o.Out, "worktree %s on branch %s", sp.Worktree, sp.Branch)
 	for _, f := range sp.Copied.Files {
 		say(o.Out, "copied %s (%s)", f, IncludeFile)
@@ -147,30 +156,14 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	return sp, err
 }
 
-// checkTop refuses a MAIN that is not the top of its git work tree: the
-// worktree is of the whole repository.
-func checkTop(ctx context.Context, main string) error {
-	out, err := git(ctx, main, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return fmt.Errorf("%s: %w", main, ErrNotRepo)
-	}
-	top, err := filepath.EvalSymlinks(strings.TrimSpace(out))
-	if err != nil || top != main {
-		return fmt.Errorf("%s: %w (the repository's top is %s)", main, ErrNotRepo, strings.TrimSpace(out))
-	}
-	return nil
-}
-
-// checkFree refuses a NAME whose record, worktree or branch exists.
+// checkFree refuses a NAME whose record or worktree exists (a branch of
+// the name makes git worktree add fail: makeTree says so).
 func (r *Registry) checkFree(ctx context.Context, name string) error {
 	if rec, err := r.read(name); err == nil {
 		return fmt.Errorf("%s (%s): %w: `sandbox agents resume %s`, or `sandbox agents rm %s` first", name, r.live(rec).State, ErrExists, name, name)
 	}
 	if _, err := os.Lstat(r.Worktree(name)); err == nil {
 		return fmt.Errorf("%s: %w: %s is there (remove it, or pick another name)", name, ErrExists, r.Worktree(name))
-	}
-	if branchExists(ctx, r.Main.Root, "sandbox/"+name) {
-		return fmt.Errorf("%s: %w: branch sandbox/%s is there (`git branch -D sandbox/%s`, or pick another name)", name, ErrExists, name, name)
 	}
 	return nil
 }
@@ -182,8 +175,12 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 		return err
 	}
 	if _, err := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.Base); err != nil {
+		if branchExists(ctx, r.Main.Root, sp.Branch) {
+			return fmt.Errorf("%s: %w: branch %s is there (`git branch -D %s`, or pick another name)", sp.Name, ErrExists, sp.Branch, sp.Branch)
+		}
 		return err
 	}
+	sp.made = true
 	var err error
 	if sp.Copied, err = copyIncluded(ctx, r.Main.Root, sp.Worktree); err != nil {
 		return err

@@ -378,6 +378,19 @@ func TestAgentsBadInput(t *testing.T) {
 	if strings.Contains(r.git("branch"), "sandbox/") {
 		t.Error("a refused spawn left a branch")
 	}
+	// A project folder below the repository's top.
+	os.MkdirAll(filepath.Join(r.root, "sub", ".sandbox"), 0o755)
+	if code, _, errs := r.sandbox("agents", "spawn", "x", "--dir", filepath.Join(r.root, "sub"), "--", "true"); code != exitFailure || !strings.Contains(errs, "top of its git work tree") {
+		t.Errorf("spawn below the top: exit %d %s", code, errs)
+	}
+	// A branch of the name is the human's: refused, and kept.
+	r.git("branch", "sandbox/taken")
+	if code, _, errs := r.sandbox("agents", "spawn", "taken", "--", "true"); code != exitFailure || !strings.Contains(errs, "branch sandbox/taken is there") {
+		t.Errorf("spawn over an existing branch: exit %d %s", code, errs)
+	}
+	if !strings.Contains(r.git("branch"), "sandbox/taken") {
+		t.Error("a refused spawn deleted the existing branch")
+	}
 }
 
 // CI fan-out: four headless agents at once, each in its own worktree and

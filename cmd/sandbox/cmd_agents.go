@@ -368,6 +368,9 @@ func runAgentsRun(ctx context.Context, opts *agentsOptions, _ []string) error {
 	if err != nil {
 		return usageErrorf("--tasks %s: %w", opts.tasks, err)
 	}
+	if err := approver.RefuseNonHuman(); err != nil {
+		return err // as spawn: each worktree gets MAIN's accepted policy
+	}
 	r, st, err := agentsRegistry(opts)
 	if err != nil {
 		return err
