@@ -139,6 +139,13 @@ func (r *repo) build(ctx context.Context, l Landing) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		same, err := r.line(ctx, "rev-parse", l.Target+"^{tree}")
+		if err != nil {
+			return "", err
+		}
+		if same == tree {
+			return "", fmt.Errorf("%w: %s has every change of %s already", ErrNothingToLand, l.Into, abbrev(l.Head))
+		}
 		msg, err := r.squashMessage(ctx, l)
 		if err != nil {
 			return "", err

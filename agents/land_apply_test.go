@@ -172,6 +172,18 @@ func TestLandRebase(t *testing.T) {
 	}
 }
 
+// TestLandSquashOfNothing: the target has the branch's changes already
+// (cherry-picked by hand): a squash would be an empty commit; refused.
+func TestLandSquashOfNothing(t *testing.T) {
+	t.Parallel()
+	r := newLandRepo(t, "dup")
+	r.agentCommit("work", "x.txt", "x\n")
+	r.mainCommit("same work", "x.txt", "x\n")
+	if _, err := r.apply(r.landing(Squash)); !errors.Is(err, ErrNothingToLand) {
+		t.Fatalf("err = %v, want ErrNothingToLand", err)
+	}
+}
+
 // TestLandRebaseFastForwards: main has not moved: it becomes the pinned
 // commit itself.
 func TestLandRebaseFastForwards(t *testing.T) {
