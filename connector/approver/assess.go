@@ -95,9 +95,9 @@ func builtinEngine(f folder.Folder) *policy.Engine {
 func SelfProtected(f folder.Folder, req *queue.Request) string {
 	switch {
 	case req.Kind == queue.KindRead && req.Read != nil:
-		return protectedPath(req.Read.Path)
+		return protectedPath(f, req.Read.Path)
 	case req.Kind == queue.KindWrite && req.Write != nil:
-		return protectedPath(req.Write.Path)
+		return protectedPath(f, req.Write.Path)
 	case req.Kind == queue.KindShell:
 		e := builtinEngine(f)
 		if e == nil {
@@ -113,14 +113,20 @@ func SelfProtected(f folder.Folder, req *queue.Request) string {
 }
 
 // protectedPath says why the absolute path p (links resolved as far as
-// it exists) is the sandbox's own, or "".
-func protectedPath(p string) string {
+// it exists) is the sandbox's own, or "". Inside the folder f only what
+// lies below its root counts: an agent's worktree (MAIN/.sandbox/
+// worktrees/NAME) is a folder inside MAIN's .sandbox/.
+func protectedPath(f folder.Folder, p string) string {
 	if !filepath.IsAbs(p) {
 		return "" // refused later as not absolute
 	}
 	real := resolveExisting(filepath.Clean(p))
 	for _, c := range []string{filepath.Clean(p), real} {
-		for _, seg := range strings.Split(c, string(filepath.Separator)) {
+		below := c
+		if rel, err := filepath.Rel(f.Root, c); err == nil && f.Root != "" && folder.Within(f.Root, c) {
+			below = rel
+		}
+		for _, seg := range strings.Split(below, string(filepath.Separator)) {
 			if strings.EqualFold(seg, folder.DirName) {
 				return c + ": inside a .sandbox/ directory (the bus, the policy, the audit log, results)"
 			}

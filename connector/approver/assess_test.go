@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 )
@@ -98,5 +99,53 @@ func TestAssessRecomputesReasons(t *testing.T) {
 	ap := tf.approver(t, SurfaceCLI, nil)
 	if res, err := ap.Approve(context.Background(), req.ID, ApproveOptions{}); err != nil || res.Decision != queue.Approved {
 		t.Fatalf("Approve = %+v, %v", res, err)
+	}
+}
+
+// In an agent's worktree (a folder inside MAIN's .sandbox/), what the
+// human approves for the agent's own files runs; MAIN's .sandbox/, the
+// other agents' worktrees and the worktree's own .sandbox/ are still
+// refused, by any path that reaches them.
+func TestSelfProtectedInAnAgentWorktree(t *testing.T) {
+	main, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(main, ".sandbox", "worktrees", "bob")
+	alice := filepath.Join(main, ".sandbox", "worktrees", "alice")
+	for _, d := range []string{filepath.Join(root, ".sandbox"), filepath.Join(root, "src"), alice} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(main, ".sandbox"), filepath.Join(root, "src", "up")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := folder.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := "x"
+	write := func(p string) *queue.Request {
+		return &queue.Request{Kind: queue.KindWrite, Write: &queue.WritePayload{Path: p, Content: &content}}
+	}
+	read := func(p string) *queue.Request {
+		return &queue.Request{Kind: queue.KindRead, Read: &queue.ReadPayload{Path: p}}
+	}
+	for _, req := range []*queue.Request{write(filepath.Join(root, "src", "a.go")), read(filepath.Join(root, "README.md")),
+		{Kind: queue.KindShell, Shell: &queue.ShellPayload{Shell: "bash", Script: "cat " + filepath.Join(root, "src", "a.go")}}} {
+		if why := SelfProtected(f, req); why != "" {
+			t.Errorf("%+v in its own worktree refused: %s", req, why)
+		}
+	}
+	for _, req := range []*queue.Request{
+		write(filepath.Join(root, ".sandbox", "policy.yaml")), write(filepath.Join(main, ".sandbox", "policy.yaml")),
+		write(filepath.Join(alice, "a.go")), write(filepath.Join(root, "..", "alice", "a.go")),
+		write(filepath.Join(root, "src", "up", "policy.yaml")), read(filepath.Join(root, "src", "up", "audit", "audit.jsonl")),
+		{Kind: queue.KindShell, Shell: &queue.ShellPayload{Shell: "bash", Script: "echo x > " + filepath.Join(alice, "a.go")}},
+	} {
+		if why := SelfProtected(f, req); why == "" {
+			t.Errorf("%+v from bob's worktree not refused", req)
+		}
 	}
 }

@@ -525,7 +525,14 @@ func wordCandidates(w string) []string {
 // reaches says why the path c is protected, or "". A dynamic word (in
 // its source form) is only checked for a .sandbox name.
 func (e *Engine) reaches(c string, dynamic bool, sc *scriptCtx) string {
-	for _, comp := range strings.FieldsFunc(c, func(r rune) bool { return r == '/' || r == '\\' }) {
+	named := c
+	if segs := pathSegments(filepath.Clean(c)); filepath.IsAbs(c) && len(e.rootSegs) > 0 &&
+		within(foldSegments(segs), foldSegments(e.rootSegs)) {
+		// a path into the project is judged by its part below the root
+		// (an agent's worktree lies inside MAIN's .sandbox/)
+		named = strings.Join(segs[len(e.rootSegs):], "/")
+	}
+	for _, comp := range strings.FieldsFunc(named, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if isSandboxName(comp) {
 			return "names " + folder.DirName
 		}

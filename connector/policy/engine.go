@@ -104,6 +104,9 @@ func New(root string, p *Policy, o Options) (*Engine, error) {
 		res: newResolver(root, home), policy: p, status: StatusAccepted,
 		shellOpts: shell.Options{Protected: []string{folder.DirName}},
 	}
+	if filepath.Separator == '/' {
+		e.shellOpts.Root = filepath.Clean(root)
+	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

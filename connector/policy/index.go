@@ -296,6 +296,14 @@ func (e *Engine) builtinRules(only Trigger, home []string) []*boundRule {
 	}
 	add := func(t Trigger, pattern, label, reason string) { addTier(t, Deny, pattern, label, reason) }
 	add(Write, "/**/.sandbox/", ruleSelf, reasonSelf)
+	if n := len(out); n > 0 && out[n-1].path != nil {
+		// inside the project only what lies below its root counts: an
+		// agent spawned by `sandbox agents` works in MAIN/.sandbox/
+		// worktrees/NAME, whose own files are its to write (MAIN's
+		// .sandbox/ and the other worktrees stay out of its reach, as
+		// its own .sandbox/ does)
+		out[n-1].path.below, out[n-1].path.belowFold = e.rootSegs, foldSegments(e.rootSegs)
+	}
 	add(Write, ".sandbox/", ruleSelf, reasonSelf)
 	// Every .git, directory or file, anywhere: a human decides (the
 	// approval is a write like any other), and no policy rule, remembered

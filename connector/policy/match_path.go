@@ -91,6 +91,10 @@ type boundPath struct {
 	prefix, prefixFold []string
 	segs, segsFold     []string
 	rest               uint64 // bit i set when segs[i] is "**"
+	// below, when set, is a directory a path inside which is matched
+	// by its part below it only (the self-protection rule's project
+	// root: an agent's worktree lies inside MAIN's .sandbox/)
+	below, belowFold []string
 }
 
 func (p *pathPattern) bind(root, home []string) *boundPath {
@@ -116,9 +120,12 @@ func (p *pathPattern) bind(root, home []string) *boundPath {
 // match reports whether the absolute path, given as its segments (and
 // their folded forms), matches. fold selects case-insensitive comparison.
 func (b *boundPath) match(segs, folded []string, fold bool) bool {
-	prefix, pats := b.prefix, b.segs
+	prefix, pats, below := b.prefix, b.segs, b.below
 	if fold {
-		prefix, pats, segs = b.prefixFold, b.segsFold, folded
+		prefix, pats, segs, below = b.prefixFold, b.segsFold, folded, b.belowFold
+	}
+	if len(below) > 0 && within(segs, below) {
+		segs = segs[len(below):]
 	}
 	if len(segs) < len(prefix) {
 		return false

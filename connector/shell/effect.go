@@ -130,4 +130,8 @@ type Options struct {
 	// Protected lists path components (e.g. ".sandbox") that no word,
 	// glob, brace expansion or path may be able to reach.
 	Protected []string
+	// Root, when set, is the project's root (absolute, clean): a literal
+	// absolute word inside it is checked for Protected names below the
+	// root only (an agent's worktree lies inside MAIN's .sandbox/).
+	Root string
 }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -8,12 +9,39 @@ import (
 // name after expansion.
 func (w *walker) protect(v *wordVal) {
 	for _, name := range w.a.opts.Protected {
+		if lit, ok := v.literal(); ok && w.a.opts.Root != "" {
+			if rel, in := belowRoot(lit, w.a.opts.Root); in {
+				if literalReaches(rel, name) {
+					w.a.add(Effect{Kind: Protected, Path: lit, Reason: "word can reach the protected name " + name, Source: v.src})
+					return
+				}
+				continue
+			}
+		}
 		if v.reaches(name) {
 			w.a.add(Effect{Kind: Protected, Path: v.display(), Dynamic: v.dynamic,
 				Reason: "word can reach the protected name " + name, Source: v.src})
 			return
 		}
 	}
+}
+
+// belowRoot returns the part of an absolute literal path below root, once
+// the path is made clean (so that root/../x is not inside root), and
+// whether it lies in root at all. Case is compared as is: a path that
+// differs only in case is checked whole.
+func belowRoot(lit, root string) (string, bool) {
+	if !strings.HasPrefix(lit, "/") || strings.Contains(lit, `\`) {
+		return "", false
+	}
+	clean := path.Clean(lit)
+	switch {
+	case clean == root:
+		return "", true
+	case strings.HasPrefix(clean, root+"/"):
+		return clean[len(root)+1:], true
+	}
+	return "", false
 }
 
 // display is the literal value of a word, or its source.
