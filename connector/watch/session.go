@@ -55,9 +55,9 @@ type watchSession struct {
 	inbox   bool                  // watching a repository's inbox (tags, agents line)
 	updates <-chan []inbox.Member // the inbox's members as the registry changes
 	notify  *inbox.Notifier
-	states  string // the agents line last printed
+	states  string         // the agents line last printed
 	members []inbox.Member // the inbox's members as last read
-	forAll  bool   // the "always" being taken is for all agents ([L])
+	forAll  bool           // the "always" being taken is for all agents ([L])
 
 	pending   []pendingItem
 	known     map[string]bool // ids already announced
