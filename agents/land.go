@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mode is how a land brings an agent's branch into the target branch.
@@ -51,8 +52,8 @@ type Landing struct {
 func (l Landing) Branch() string { return "sandbox/" + l.Name }
 
 var (
-	commitRE = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
-	identRE  = regexp.MustCompile(`^[^<>\n]+ <[^<>\n]*>$`)
+	commitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
+	identRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^<>\n]+ <[^<>\n]*>$`) })
 )
 
 // Check validates every field, as ApplyArgs does for an argv it parses.
@@ -64,14 +65,14 @@ func (l Landing) Check() error {
 		return err
 	}
 	for _, c := range []struct{ what, id string }{{"head", l.Head}, {"target commit", l.Target}} {
-		if !commitRE.MatchString(c.id) {
+		if !commitRE().MatchString(c.id) {
 			return fmt.Errorf("%w: %s %q is not a full commit id", ErrLandUsage, c.what, c.id)
 		}
 	}
 	if !validBranch(l.Into) || l.Into == l.Branch() {
 		return fmt.Errorf("%w: target branch %q", ErrLandUsage, l.Into)
 	}
-	if !identRE.MatchString(l.Ident) {
+	if !identRE().MatchString(l.Ident) {
 		return fmt.Errorf("%w: identity %q: want \"Name <email>\"", ErrLandUsage, l.Ident)
 	}
 	return nil

@@ -167,7 +167,7 @@ func (r *repo) worktreeHead(ctx context.Context, wt string) string {
 				return ""
 			}
 			ref = rest
-		} else if !commitRE.MatchString(ref) {
+		} else if !commitRE().MatchString(ref) {
 			return ""
 		}
 		id, _ := r.commit(ctx, ref)

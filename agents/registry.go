@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/atomicfile"
@@ -223,13 +224,13 @@ func (r *Registry) live(rec Record) Record {
 }
 
 // nameRE is a git branch component and a file name on every OS.
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`) })
 
 // ValidName accepts NAME when it is a git branch component and a path
 // element: [a-z0-9][a-z0-9._-]{0,62}, no "..", not ending in "." or
 // ".lock".
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) || strings.Contains(name, "..") ||
+	if !nameRE().MatchString(name) || strings.Contains(name, "..") ||
 		strings.HasSuffix(name, ".") || strings.HasSuffix(name, ".lock") {
 		return fmt.Errorf("%q: %w: want lower-case letters, digits, '.', '_' or '-' (at most 63, starting with a letter or digit, no \"..\", not ending in \".\" or \".lock\")", name, ErrBadName)
 	}

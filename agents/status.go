@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
@@ -84,11 +85,11 @@ func quietFor(path string) time.Duration {
 	return time.Since(fi.ModTime())
 }
 
-var shortstatRE = regexp.MustCompile(`(\d+) (file|insertion|deletion)`)
+var shortstatRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+) (file|insertion|deletion)`) })
 
 func parseShortstat(s string) Diffstat {
 	var d Diffstat
-	for _, m := range shortstatRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range shortstatRE().FindAllStringSubmatch(s, -1) {
 		n, _ := strconv.Atoi(m[1])
 		switch m[2] {
 		case "file":
