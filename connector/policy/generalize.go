@@ -60,6 +60,13 @@ func (e *Engine) Generalize(p Part) Proposal {
 		pr.Why = "no rule can name it exactly: " + p.Reason
 		return pr
 	}
+	if p.Trigger == Shell && runsSandbox(p.Propose) {
+		// `sandbox agents apply-land ...` and its kin act for the human
+		// (land, approve, policy): remembered, any of them would act
+		// again whenever the agent asked
+		pr.Exact, pr.Why = "", "it runs the sandbox binary itself, which acts for the human; approve it once"
+		return pr
+	}
 	ix := e.index(p.Trigger)
 	if ix == nil {
 		pr.Why = "the policy's rules could not be indexed"
@@ -90,6 +97,21 @@ func (e *Engine) Generalize(p Part) Proposal {
 	}
 	pr.Why = why
 	return pr
+}
+
+// runsSandbox reports whether the argv pattern exact runs this tool's own
+// binary (by its name: an agent can copy it anywhere).
+func runsSandbox(exact string) bool {
+	words, err := splitPattern(exact)
+	if err != nil || len(words) == 0 {
+		return false
+	}
+	lit, ok := unglob(words[0].glob)
+	if !ok {
+		return false
+	}
+	name := strings.ToLower(path.Base(filepath.ToSlash(lit)))
+	return strings.TrimSuffix(name, ".exe") == "sandbox"
 }
 
 // unliftable says why no remembered allow can lift p's escalation: a

@@ -183,3 +183,33 @@ func TestGeneralizePathAndHost(t *testing.T) {
 		t.Errorf("host with an escalated port: %+v", pr)
 	}
 }
+
+// The sandbox binary itself (an approved `sandbox agents apply-land`, or
+// any other of its commands, wherever the binary lies and whatever case
+// its name has) is approved once, never remembered.
+func TestGeneralizeNeverRemembersTheSandboxBinary(t *testing.T) {
+	env := newTestEnv(t)
+	e := env.engine(t, []byte(generalizePolicy))
+	for _, script := range []string{
+		"/usr/local/bin/sandbox agents apply-land --merge --head 0123 main bob",
+		"./sandbox approve X", "sandbox policy accept --yes", "/tmp/x/SANDBOX.exe approve X",
+	} {
+		d := e.Shell(script, env.root)
+		seen := 0
+		for _, pr := range e.Proposals(d) {
+			if !strings.Contains(strings.ToLower(pr.Subject), "sandbox") {
+				continue
+			}
+			seen++
+			if pr.Exact != "" || pr.General != "" || !strings.Contains(pr.Why, "once") {
+				t.Errorf("%s: %+v", script, pr)
+			}
+		}
+		if seen == 0 {
+			t.Errorf("%s: no escalated part runs the binary: %+v", script, d)
+		}
+	}
+	if pr := e.Proposals(e.Shell("npm install x", env.root)); len(pr) != 1 || pr[0].General != "npm install **" {
+		t.Errorf("npm install: %+v", pr)
+	}
+}
