@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/gitworktree"
 )
 
 // ErrGitRefused: an approved command that runs git would use a repository
@@ -48,7 +49,8 @@ var gitPinned = []struct{ key, fallback string }{
 // programs git runs taken from the user's global config (trusted) or
 // fixed, never from the repository's (agent-writable in connector mode),
 // and GIT_DIR/GIT_WORK_TREE on the project's own repository. It refuses a
-// .git that is a file (a gitdir pointer), a nested repository between
+// .git that is a file (a gitdir pointer) unless it is a linked worktree's
+// that checks out (gitworktree.Find), a nested repository between
 // the working directory and the project root, and a repository with
 // commondir or objects/info/alternates, all of which let a planted file
 // decide what git reads.
@@ -61,45 +63,68 @@ func gitEnv(root, dir string, use GitUse, env []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo, err := findRepo(rootReal, wd)
+	repo, common, err := findRepo(rootReal, wd)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrGitRefused, err)
 	}
 	out := gitConfigEnv(env)
 	if use == GitRepo && repo != "" {
 		out = append(out, "GIT_DIR="+repo, "GIT_WORK_TREE="+rootReal)
+		if common != "" {
+			out = append(out, "GIT_COMMON_DIR="+common)
+		}
 	}
 	return out, nil
 }
 
 // findRepo walks from wd up to root and returns root/.git when that is
-// the repository wd belongs to ("" when there is none).
-func findRepo(root, wd string) (string, error) {
+// the repository wd belongs to ("" when there is none). When the project
+// is a linked worktree (an agent of `sandbox agents`: root/.git is a file
+// "gitdir: COMMON/worktrees/X"), it returns the worktree's own dir and
+// COMMON, once gitworktree.Find has checked that the gitfile and what it
+// names are what `git worktree add` made and lead back to each other.
+func findRepo(root, wd string) (repo, common string, err error) {
 	for d := wd; folder.Within(root, d); d = filepath.Dir(d) {
 		g := filepath.Join(d, ".git")
 		fi, err := os.Lstat(g)
 		if errors.Is(err, os.ErrNotExist) {
 			if d == root {
-				return "", nil
+				return "", "", nil
 			}
 			continue
 		}
 		switch {
 		case err != nil:
-			return "", err
-		case !fi.IsDir():
-			return "", fmt.Errorf("%s is not a directory (a .git file points git at another directory)", g)
+			return "", "", err
 		case d != root:
-			return "", fmt.Errorf("nested repository %s: its configuration is not the project's (run the command from the project's own repository)", g)
-		}
-		for planted, harmless := range map[string]string{"commondir": ".", "objects/info/alternates": ""} {
-			if p := filepath.Join(g, planted); !holds(p, harmless) {
-				return "", fmt.Errorf("%s exists: it points git at files outside the repository", p)
+			return "", "", fmt.Errorf("nested repository %s: its configuration is not the project's (run the command from the project's own repository)", g)
+		case !fi.IsDir():
+			wt, err := gitworktree.Find(root)
+			if err != nil {
+				return "", "", fmt.Errorf("%s is not a directory (a .git file points git at another directory) and is no linked worktree of a repository: %w", g, err)
 			}
+			if err := unplanted(wt.Common); err != nil {
+				return "", "", err
+			}
+			return wt.Admin, wt.Common, nil
 		}
-		return g, nil
+		if err := unplanted(g); err != nil {
+			return "", "", err
+		}
+		return g, "", nil
 	}
-	return "", nil
+	return "", "", nil
+}
+
+// unplanted refuses a repository dir whose commondir or alternates point
+// git at files outside it.
+func unplanted(g string) error {
+	for planted, harmless := range map[string]string{"commondir": ".", "objects/info/alternates": ""} {
+		if p := filepath.Join(g, planted); !holds(p, harmless) {
+			return fmt.Errorf("%s exists: it points git at files outside the repository", p)
+		}
+	}
+	return nil
 }
 
 // holds reports whether p is absent, or a small regular file holding only

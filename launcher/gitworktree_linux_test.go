@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/gitworktree"
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 )
 
@@ -87,7 +88,7 @@ func TestLinkedWorktreeChecks(t *testing.T) {
 			must(t, syscall.Mkfifo(gitfile(w), 0o644))
 		}, false},
 		{"gitfile too big", func(t *testing.T, w fakeWorktree) {
-			mustWrite(t, gitfile(w), "gitdir: "+w.admin+strings.Repeat(" ", maxGitfile))
+			mustWrite(t, gitfile(w), "gitdir: "+w.admin+strings.Repeat(" ", 4096))
 		}, false},
 		{"gitfile two lines", func(t *testing.T, w fakeWorktree) {
 			mustWrite(t, gitfile(w), "gitdir: "+w.admin+"\ngitdir: /etc\n")
@@ -142,9 +143,9 @@ func TestLinkedWorktreeChecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newFakeWorktree(t)
 			tc.tamper(t, w)
-			_, err := findLinkedWorktree(w.root)
+			_, err := gitworktree.Find(w.root)
 			if (err == nil) != tc.ok {
-				t.Fatalf("findLinkedWorktree: %v, want ok=%v", err, tc.ok)
+				t.Fatalf("gitworktree.Find: %v, want ok=%v", err, tc.ok)
 			}
 			fs := fakeWorktreeFS(t, w)
 			granted := slices.ContainsFunc(fs.Writable, func(p string) bool {
@@ -197,7 +198,7 @@ func TestLinkedWorktreeGrants(t *testing.T) {
 	}
 	plain := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(plain, ".git"), 0o755))
-	if _, err := findLinkedWorktree(plain); !errors.Is(err, errNotLinked) {
-		t.Errorf("a .git directory: %v, want errNotLinked", err)
+	if _, err := gitworktree.Find(plain); !errors.Is(err, gitworktree.ErrNotLinked) {
+		t.Errorf("a .git directory: %v, want ErrNotLinked", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/gitworktree"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 )
@@ -35,9 +36,9 @@ func buildFS(o *Options, mountNS bool, g *globalCopy) jailspec.FS {
 		fs.Placeholders[filepath.Join(root, p)] = content
 	}
 	seedWorktreesDir(root)
-	if wt, err := findLinkedWorktree(root); err == nil {
-		wt.addTo(&fs)
-	} else if !errors.Is(err, errNotLinked) && o.Logger != nil {
+	if wt, err := gitworktree.Find(root); err == nil {
+		addWorktree(&fs, wt)
+	} else if !errors.Is(err, gitworktree.ErrNotLinked) && o.Logger != nil {
 		// the jail still runs; git fails in it as it would without a grant
 		o.Logger.Debug("jail: the project's .git gitfile does not check out: no writes in the shared repository", "err", err)
 	}
