@@ -36,7 +36,7 @@ func TestThreeClaudeAgentsOneInbox(t *testing.T) {
 	for _, n := range names {
 		models[n] = startModel(t,
 			bashCall("echo allowed-from-"+n+"; pwd", "say who"),
-			bashCall("chmod 600 data.txt && echo ESCALATED-"+n, "make data.txt private ("+n+")"),
+			bashCall("chown --reference=data.txt data.txt && echo ESCALATED-"+n, "keep data.txt's owner ("+n+")"),
 			fakemodel.Reply{Text: "done-" + n})
 		addrs[n] = forward(t, "127.0.0.2", strings.TrimPrefix(models[n].URL, "http://"))
 	}
@@ -49,13 +49,18 @@ func TestThreeClaudeAgentsOneInbox(t *testing.T) {
 	gitRun(t, dir, "add", "-A")
 	gitRun(t, dir, "commit", "-q", "-m", "the project, its hooks and policy")
 
-	w := startWatch(t, e, dir)
-	w.decide = func(agent string) string {
-		if agent == "carol" {
-			return "d not carol's job"
+	// Claude Code's own git calls in the repository's folder (outside
+	// each agent's project) escalate too: not what this test is about,
+	// and a human would deny them
+	w := startWatch(t, e, dir, func(agent, block string) (string, bool) {
+		switch {
+		case !strings.Contains(block, "ESCALATED-"):
+			return "d not part of the test", false
+		case agent == "carol":
+			return "d not carol's job", true
 		}
-		return "a"
-	}
+		return "a", true
+	})
 	path := filepath.Dir(client(t, "claude")) + ":" + os.Getenv("PATH")
 	var wg sync.WaitGroup
 	for _, n := range names {
@@ -130,9 +135,11 @@ func TestThreeClaudeAgentsOneInbox(t *testing.T) {
 // line as a human at a dumb terminal would: each request it shows is
 // decided by the agent it names.
 type watchDriver struct {
-	cmd    *exec.Cmd
-	keys   io.WriteCloser
-	decide func(agent string) string
+	cmd  *exec.Cmd
+	keys io.WriteCloser
+	// decide answers a request shown as block, of agent, and says
+	// whether it counts as one of the test's
+	decide func(agent, block string) (answer string, counts bool)
 
 	mu      sync.Mutex
 	out     strings.Builder
@@ -141,7 +148,7 @@ type watchDriver struct {
 	once    sync.Once
 }
 
-func startWatch(t *testing.T, e *env, dir string) *watchDriver {
+func startWatch(t *testing.T, e *env, dir string, decide func(agent, block string) (string, bool)) *watchDriver {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	cmd := exec.CommandContext(ctx, sandboxBin, "watch", "--plain")
@@ -156,7 +163,7 @@ func startWatch(t *testing.T, e *env, dir string) *watchDriver {
 		t.Fatal(err)
 	}
 	cmd.Stderr = cmd.Stdout
-	w := &watchDriver{cmd: cmd, keys: keys, decided: map[string]int{}, done: make(chan struct{})}
+	w := &watchDriver{cmd: cmd, keys: keys, decide: decide, decided: map[string]int{}, done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -175,23 +182,30 @@ func (w *watchDriver) read(r io.Reader) {
 	defer close(w.done)
 	sc := bufio.NewScanner(r)
 	agent := ""
+	var block strings.Builder
 	for sc.Scan() {
 		line := sc.Text()
 		w.mu.Lock()
 		w.out.WriteString(line + "\n")
 		w.mu.Unlock()
+		block.WriteString(line + "\n")
 		switch {
 		case strings.HasPrefix(line, "── request "):
 			agent = ""
+			block.Reset()
+			block.WriteString(line + "\n")
 		case strings.HasPrefix(line, "  agent ") && agent == "":
 			if f := strings.Fields(line); len(f) >= 2 {
 				agent = f[1]
 			}
 		case strings.Contains(line, "[a] approve once") && agent != "" && agent != "-":
-			w.mu.Lock()
-			w.decided[agent]++
-			w.mu.Unlock()
-			fmt.Fprintln(w.keys, w.decide(agent))
+			answer, counts := w.decide(agent, block.String())
+			if counts {
+				w.mu.Lock()
+				w.decided[agent]++
+				w.mu.Unlock()
+			}
+			fmt.Fprintln(w.keys, answer)
 			agent = "-"
 		}
 	}
