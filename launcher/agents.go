@@ -152,7 +152,9 @@ func (p profile) layout(home string, env []string) agentLayout {
 // approved `git push origin master` to the agent's own repository and ran
 // its receive hooks, and worktrees/, whose X/commondir and
 // X/config.worktree choose the config git runs with in the linked
-// worktree X, where the broker and the human run git too; CI
+// worktree X, where the broker and the human run git too; refs/replace/,
+// whose refs make git read one object's content for another's (the
+// human's next commit in MAIN would carry a tree the agent made up); CI
 // configuration, which runs with the repository's secrets after a push;
 // direnv, husky; editors' tasks, which run when a folder is opened: VS
 // Code's runOn folderOpen, JetBrains' startup tasks) and the agents' own
@@ -161,7 +163,7 @@ func (p profile) layout(home string, env []string) agentLayout {
 // each whether it exists or not (see jailspec.FS.ReadOnly).
 var ProtectedPaths = []string{
 	".sandbox", ".git/hooks", ".git/config", ".git/commondir", ".git/info",
-	".git/objects/info/alternates", ".git/remotes", ".git/branches", ".git/worktrees",
+	".git/objects/info/alternates", ".git/remotes", ".git/branches", ".git/worktrees", ".git/refs/replace",
 	".github/workflows", ".github/actions", ".gitlab-ci.yml", ".circleci", ".envrc", ".husky",
 	".claude", ".mcp.json", ".cursor", ".codex", ".gemini", ".windsurf", ".vscode", ".idea",
 }

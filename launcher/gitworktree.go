@@ -43,7 +43,12 @@ func addWorktree(fs *jailspec.FS, w gitworktree.Linked) {
 	fs.NoLinks = append(fs.NoLinks, trees...)
 	// COMMON itself is no writable tree, so it pins nothing; it keeps a
 	// repository under /tmp whole in the jail's private /tmp
-	fs.ReadOnly = append(fs.ReadOnly, w.Common, w.Gitfile, filepath.Join(w.Common, "objects/info/alternates"))
+	// refs/replace stays as it is: a replace ref makes git read one
+	// object's content for another's, in MAIN too (made here when
+	// missing, so that it is pinned as a real directory)
+	_ = os.Mkdir(filepath.Join(w.Common, "refs", "replace"), 0o755)
+	fs.ReadOnly = append(fs.ReadOnly, w.Common, w.Gitfile, filepath.Join(w.Common, "objects/info/alternates"),
+		filepath.Join(w.Common, "refs", "replace"))
 	fs.Placeholders[filepath.Join(w.Common, "objects/info/alternates")] = ""
 	for _, pr := range worktreeProtected {
 		p := filepath.Join(w.Admin, pr.name)
@@ -61,5 +66,6 @@ func addWorktree(fs *jailspec.FS, w gitworktree.Linked) {
 func seedWorktreesDir(root string) {
 	if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
 		_ = os.Mkdir(filepath.Join(root, ".git", "worktrees"), 0o755)
+		_ = os.Mkdir(filepath.Join(root, ".git", "refs", "replace"), 0o755) // the same, for git replace
 	}
 }

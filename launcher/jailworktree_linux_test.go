@@ -226,7 +226,7 @@ func (e *worktreeJail) attempts(t *testing.T) []attempt {
 	}
 	// hooks, info, remotes, branches: new files inside, whatever exists
 	for _, p := range []string{"hooks/pre-commit", "hooks/post-checkout", "info/exclude", "info/attributes",
-		"remotes/upstream", "branches/x", "objects/info/alternates"} {
+		"remotes/upstream", "branches/x", "objects/info/alternates", "refs/replace/" + strings.Repeat("0", 40)} {
 		as = append(as, forbid(filepath.Join(e.common, p))...)
 	}
 	// the worktree's own dir: its protected names; the dir itself
@@ -452,6 +452,7 @@ func TestJailMainWorktreeKeepsWorktreeDirs(t *testing.T) {
 	}
 	as = append(as, forbid(filepath.Join(e.common, "worktrees", "c"))...)
 	as = append(as, forbidExisting(filepath.Join(e.common, "worktrees"))...)
+	as = append(as, forbid(filepath.Join(e.common, "refs", "replace", strings.Repeat("0", 40)))...)
 	cases := make([]probeCase, len(as))
 	for i, a := range as {
 		cases[i] = probeCase{a.probe + " " + strings.Join(a.args, " "), a.probe, a.args}

@@ -295,7 +295,7 @@ func hashTree(t *testing.T, s map[string]string, root string) {
 			strings.Contains(p, "/.sandbox/pins") {
 			return nil
 		}
-		if d.IsDir() && strings.HasSuffix(p, "/.git/worktrees") {
+		if d.IsDir() && (strings.HasSuffix(p, "/.git/worktrees") || strings.HasSuffix(p, "/.git/refs/replace")) {
 			if entries, err := os.ReadDir(p); err == nil && len(entries) == 0 {
 				return nil // made empty before every run (protected: launcher/agents.go)
 			}
