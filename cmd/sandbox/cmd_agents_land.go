@@ -178,27 +178,11 @@ func submitLand(ctx context.Context, f folder.Folder, req *queue.Request, opts *
 	if !opts.noWait {
 		return submitAndFollow(ctx, f, req, &requestOptions{wait: opts.wait, out: opts.out, er: opts.er})
 	}
-	logger := stderrLogger(opts.er)
-	lg, err := openRequestAudit(f, logger)
-	if err != nil {
-		return err
-	}
-	defer lg.Close()
-	q, err := queue.Open(f, queue.WithLogger(logger), userKey())
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	id, joined, err := q.Submit(ctx, req)
-	if err != nil {
-		return err
-	}
-	if err := recordCreated(lg, req, id, joined); err != nil {
-		return unaudited(q, id, joined, err)
-	}
-	fmt.Fprintln(opts.out, id)
-	fmt.Fprintf(opts.er, "sandbox: land request %s submitted (sandbox watch, or sandbox approve %s; sandbox result %s for its outcome)\n", id, id, id)
-	return nil
+	return submitAudited(ctx, f, req, opts.er, func(_ *queue.Queue, id string, _ bool) error {
+		fmt.Fprintln(opts.out, id)
+		fmt.Fprintf(opts.er, "sandbox: land request %s submitted (sandbox watch, or sandbox approve %s; sandbox result %s for its outcome)\n", id, id, id)
+		return nil
+	})
 }
 
 // landTestCommand is the accepted policy's agents.test command, "" when

@@ -97,10 +97,12 @@ func runRequest(ctx context.Context, opts *requestOptions) error {
 	return submitAndFollow(ctx, f, req, opts)
 }
 
-// submitAndFollow submits req, audited (fail closed: no record, no
-// request), and follows it to its end.
-func submitAndFollow(ctx context.Context, f folder.Folder, req *queue.Request, opts *requestOptions) error {
-	logger := stderrLogger(opts.er)
+// submitAudited submits req, audited (fail closed: no record, no
+// request), and hands the open queue, the request's id and whether it
+// joined an identical one to then.
+func submitAudited(ctx context.Context, f folder.Folder, req *queue.Request, er io.Writer,
+	then func(q *queue.Queue, id string, joined bool) error) error {
+	logger := stderrLogger(er)
 	lg, err := openRequestAudit(f, logger)
 	if err != nil {
 		return err
@@ -118,6 +120,18 @@ func submitAndFollow(ctx context.Context, f folder.Folder, req *queue.Request, o
 	if err := recordCreated(lg, req, id, joined); err != nil {
 		return unaudited(q, id, joined, err)
 	}
+	return then(q, id, joined)
+}
+
+// submitAndFollow submits req, audited, and follows it to its end.
+func submitAndFollow(ctx context.Context, f folder.Folder, req *queue.Request, opts *requestOptions) error {
+	return submitAudited(ctx, f, req, opts.er, func(q *queue.Queue, id string, joined bool) error {
+		return follow(ctx, f, q, id, joined, opts)
+	})
+}
+
+// follow waits for the request id's decision and its outcome.
+func follow(ctx context.Context, f folder.Folder, q *queue.Queue, id string, joined bool, opts *requestOptions) error {
 	verb := "waiting"
 	if joined {
 		verb = "joined an identical request; waiting"

@@ -15,7 +15,6 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/queue"
-	"github.com/sandbox-dev/sandbox/connector/testenv"
 )
 
 // TestDashboardInABrowser runs `sandbox serve` and drives its page in
@@ -26,18 +25,8 @@ import (
 // badge, audit details as fields, fits a 390 px phone screen, and its
 // screenshots land in test-artifacts/.
 func TestDashboardInABrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: not in -short mode")
-	}
-	node := testenv.RequireCommand(t, "node")
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		testenv.Skip(t, "Debian's chromium is not installed (apt-get install chromium)")
-	}
+	node, modules := browserDeps(t)
 	root := repoRoot(t)
-	modules := filepath.Join(root, "hack", "clients", "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, "playwright-core", "package.json")); err != nil {
-		testenv.Skip(t, "playwright-core is not installed (npm ci --prefix hack/clients)")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
