@@ -26,6 +26,10 @@ fi
 echo "== Windows tests under $("$WINE" --version) (prefix $WINEPREFIX)"
 wine_ready
 trap '"${WINE%/*}/wineserver" -k 2>/dev/null || true' EXIT # end whatever a test leaked
+# One wineserver for the whole run, kept until the trap above: by default it
+# exits a few seconds after its last process, and a test binary that starts
+# while it shuts down fails before running a test (exit 1, no output).
+"${WINE%/*}/wineserver" -p
 
 export PATH="$PWD/hack/wine:$PATH" GOOS=windows GOARCH=amd64 CGO_ENABLED=0
 go vet ./jail_windows/... ./launcher/... ./broker/... ./shims/... ./connector/policy/... ./connector/testenv/...
