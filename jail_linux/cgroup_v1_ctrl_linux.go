@@ -2,10 +2,7 @@
 
 package jail_linux
 
-import (
-	"github.com/containerd/cgroups/v3/cgroup1"
-	"github.com/sandbox-dev/sandbox/launcher/jailspec"
-)
+import "github.com/sandbox-dev/sandbox/launcher/jailspec"
 
 // v1Controllers are the v1 hierarchies a jail needs. Where a v2 cgroup
 // holds the jail too (hybrid), it lists and kills the jail's processes,
@@ -14,25 +11,25 @@ import (
 // On pure v1, memory and pids are always there (the memory cgroup is
 // where kill finds the jail's processes), cpu with a CPU limit, and the
 // freezer when no pid namespace kills the rest.
-func v1Controllers(lim jailspec.Limits, pidNS, killedByV2 bool) []cgroup1.Name {
+func v1Controllers(lim jailspec.Limits, pidNS, killedByV2 bool) []string {
 	if killedByV2 {
-		var names []cgroup1.Name
+		var names []string
 		for _, c := range []struct {
-			name cgroup1.Name
+			name string
 			set  bool
-		}{{cgroup1.Memory, lim.MemoryBytes > 0}, {cgroup1.Pids, lim.Pids > 0}, {cgroup1.Cpu, lim.CPUs > 0}} {
+		}{{"memory", lim.MemoryBytes > 0}, {"pids", lim.Pids > 0}, {"cpu", lim.CPUs > 0}} {
 			if c.set {
 				names = append(names, c.name)
 			}
 		}
 		return names
 	}
-	names := []cgroup1.Name{cgroup1.Memory, cgroup1.Pids}
+	names := []string{"memory", "pids"}
 	if lim.CPUs > 0 {
-		names = append(names, cgroup1.Cpu)
+		names = append(names, "cpu")
 	}
 	if !pidNS {
-		names = append(names, cgroup1.Freezer)
+		names = append(names, "freezer")
 	}
 	return names
 }
@@ -40,8 +37,8 @@ func v1Controllers(lim jailspec.Limits, pidNS, killedByV2 bool) []cgroup1.Name {
 // tracking is the jail's directory in the first hierarchy it has, in
 // the order memory, pids, cpu, freezer: where kill finds its processes.
 func (c *cgroupV1) tracking() string {
-	for _, n := range []cgroup1.Name{cgroup1.Memory, cgroup1.Pids, cgroup1.Cpu, cgroup1.Freezer} {
-		if dir, ok := c.paths[string(n)]; ok {
+	for _, n := range []string{"memory", "pids", "cpu", "freezer"} {
+		if dir, ok := c.paths[n]; ok {
 			return dir
 		}
 	}

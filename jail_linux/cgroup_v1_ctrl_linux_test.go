@@ -10,28 +10,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/containerd/cgroups/v3/cgroup1"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 	"golang.org/x/sys/unix"
 )
 
 func TestV1Controllers(t *testing.T) {
-	mem, pids, cpu, frz := cgroup1.Memory, cgroup1.Pids, cgroup1.Cpu, cgroup1.Freezer
+	mem, pids, cpu, frz := "memory", "pids", "cpu", "freezer"
 	cases := []struct {
 		name      string
 		lim       jailspec.Limits
 		pidNS, v2 bool
-		want      []cgroup1.Name
+		want      []string
 	}{
-		{"hybrid, pids", jailspec.Limits{Pids: 10}, true, true, []cgroup1.Name{pids}},
-		{"hybrid, memory", jailspec.Limits{MemoryBytes: 1 << 20}, true, true, []cgroup1.Name{mem}},
-		{"hybrid, cpu", jailspec.Limits{CPUs: 0.5}, false, true, []cgroup1.Name{cpu}},
-		{"hybrid, all", jailspec.Limits{MemoryBytes: 1 << 20, Pids: 10, CPUs: 1}, false, true, []cgroup1.Name{mem, pids, cpu}},
-		{"v1, pids", jailspec.Limits{Pids: 10}, true, false, []cgroup1.Name{mem, pids}},
-		{"v1, none", jailspec.Limits{}, true, false, []cgroup1.Name{mem, pids}},
-		{"v1, no pid namespace", jailspec.Limits{}, false, false, []cgroup1.Name{mem, pids, frz}},
-		{"v1, cpu", jailspec.Limits{CPUs: 2}, true, false, []cgroup1.Name{mem, pids, cpu}},
+		{"hybrid, pids", jailspec.Limits{Pids: 10}, true, true, []string{pids}},
+		{"hybrid, memory", jailspec.Limits{MemoryBytes: 1 << 20}, true, true, []string{mem}},
+		{"hybrid, cpu", jailspec.Limits{CPUs: 0.5}, false, true, []string{cpu}},
+		{"hybrid, all", jailspec.Limits{MemoryBytes: 1 << 20, Pids: 10, CPUs: 1}, false, true, []string{mem, pids, cpu}},
+		{"v1, pids", jailspec.Limits{Pids: 10}, true, false, []string{mem, pids}},
+		{"v1, none", jailspec.Limits{}, true, false, []string{mem, pids}},
+		{"v1, no pid namespace", jailspec.Limits{}, false, false, []string{mem, pids, frz}},
+		{"v1, cpu", jailspec.Limits{CPUs: 2}, true, false, []string{mem, pids, cpu}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

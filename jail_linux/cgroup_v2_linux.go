@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/cgroups/v3/cgroup2"
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 	"golang.org/x/sys/unix"
 )
@@ -20,31 +19,46 @@ import (
 // user: the delegated cgroup the supervisor runs in). The init is cloned
 // straight into it (CLONE_INTO_CGROUP): no migration, no cost.
 type cgroupV2 struct {
-	m   *cgroup2.Manager
 	dir string
 	fd  int // O_DIRECTORY fd for CLONE_INTO_CGROUP
 }
 
 func newCgroupV2(f *facts, lim jailspec.Limits) (c cgroup, err error) {
-	res := v2Resources(lim)
-	group := filepath.Join(f.cg.v2Base, cgroupName())
-	m, err := cgroup2.NewManager(f.cg.v2Mount, group, res)
+	dir := filepath.Join(f.cg.v2Mount, f.cg.v2Base, cgroupName())
+	err = makeCgroupV2(f.cg.v2Mount, dir, lim)
 	if errors.Is(err, unix.EBUSY) && f.cg.v2Delegated {
 		// no internal processes: the supervisor leaves for a leaf first
 		if err = moveSelfToLeaf(filepath.Join(f.cg.v2Mount, f.cg.v2Base)); err == nil {
-			m, err = cgroup2.NewManager(f.cg.v2Mount, group, res)
+			err = makeCgroupV2(f.cg.v2Mount, dir, lim)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cgroup v2 %s: %w", group, err)
+		return nil, fmt.Errorf("cgroup v2 %s: %w", dir, err)
 	}
-	dir := filepath.Join(f.cg.v2Mount, group)
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		_ = m.Delete()
+		_ = unix.Rmdir(dir)
 		return nil, fmt.Errorf("cgroup v2 open: %w", err)
 	}
-	return &cgroupV2{m: m, dir: dir, fd: fd}, nil
+	return &cgroupV2{dir: dir, fd: fd}, nil
+}
+
+// makeCgroupV2 creates dir (and the base above it) under the unified
+// mount, enables the controllers its limits need, and writes them. On
+// failure the new directory is removed.
+func makeCgroupV2(mount, dir string, lim jailspec.Limits) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	controllers, settings := v2Settings(lim)
+	err := enableControllers(mount, dir, controllers)
+	if err == nil {
+		err = writeSettings(dir, settings)
+	}
+	if err != nil {
+		_ = unix.Rmdir(dir)
+	}
+	return err
 }
 
 // moveSelfToLeaf moves the supervisor into base/sandbox-supervisor so that
@@ -57,23 +71,6 @@ func moveSelfToLeaf(base string) error {
 	return os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0)
 }
 
-func v2Resources(lim jailspec.Limits) *cgroup2.Resources {
-	r := &cgroup2.Resources{}
-	if lim.MemoryBytes > 0 {
-		m, zero := lim.MemoryBytes, int64(0)
-		r.Memory = &cgroup2.Memory{Max: &m, Swap: &zero}
-	}
-	if lim.Pids > 0 {
-		r.Pids = &cgroup2.Pids{Max: lim.Pids}
-	}
-	if lim.CPUs > 0 {
-		period := uint64(100000)
-		quota := int64(lim.CPUs * float64(period))
-		r.CPU = &cgroup2.CPU{Max: cgroup2.NewCPUMax(&quota, &period)}
-	}
-	return r
-}
-
 func (c *cgroupV2) prepare(attr *syscall.SysProcAttr) {
 	attr.UseCgroupFD = true
 	attr.CgroupFD = c.fd
@@ -81,19 +78,39 @@ func (c *cgroupV2) prepare(attr *syscall.SysProcAttr) {
 
 func (c *cgroupV2) enter() (func() error, error) { return func() error { return nil }, nil }
 
-// kill writes cgroup.kill (kernel 5.14+; the library falls back to
-// freeze, SIGKILL, thaw) and waits, bounded, for the cgroup to empty.
+// kill writes cgroup.kill (kernel 5.14+; before it, every process listed
+// gets SIGKILL, frozen first so that none forks past the listing) and
+// waits, bounded, for the cgroup to empty.
 func (c *cgroupV2) kill() error {
 	if !c.populated() {
 		return nil
 	}
-	if err := c.m.Kill(); err != nil {
-		return fmt.Errorf("cgroup v2 kill: %w", err)
+	if err := writeCgroupFile(filepath.Join(c.dir, "cgroup.kill"), "1"); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("cgroup v2 kill: %w", err)
+		}
+		if err := c.killListed(); err != nil {
+			return fmt.Errorf("cgroup v2 kill: %w", err)
+		}
 	}
 	for i := 0; i < 200 && c.populated(); i++ {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return nil
+}
+
+// killListed is kill before cgroup.kill: freeze (cgroup.freeze, 5.2+),
+// SIGKILL every process listed, thaw.
+func (c *cgroupV2) killListed() error {
+	freeze := filepath.Join(c.dir, "cgroup.freeze")
+	if err := writeCgroupFile(freeze, "1"); err == nil {
+		defer writeCgroupFile(freeze, "0")
+	}
+	procs, err := procsUnder(c.dir)
+	for _, p := range procs {
+		_ = unix.Kill(p, unix.SIGKILL)
+	}
+	return err
 }
 
 func (c *cgroupV2) populated() bool {
@@ -106,8 +123,7 @@ func (c *cgroupV2) events() (oom, pidsMax bool) {
 	return oom, pidsMax
 }
 
-// destroy removes the cgroup directory. The library's Delete walks every
-// file of the cgroup first; an empty cgroup needs only rmdir, retried
+// destroy removes the cgroup directory. An empty cgroup needs only rmdir, retried
 // (bounded) while the kernel still holds the last exited task.
 func (c *cgroupV2) destroy() error {
 	_ = unix.Close(c.fd)
