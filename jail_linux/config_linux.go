@@ -42,7 +42,7 @@ func newInitConfig(s *jailspec.Spec, userNS bool) (*initConfig, error) {
 		}
 	}
 	return &initConfig{
-		Argv: s.Argv, Env: s.Env, Dir: s.Dir,
+		Argv: s.Argv, Direct: s.Direct, Env: s.Env, Dir: s.Dir,
 		Writable: clean(s.FS.Writable), NoLinks: clean(s.FS.NoLinks), ReadOnly: clean(s.FS.ReadOnly),
 		Holes: clean(s.FS.WritableHoles), Hidden: clean(s.FS.Hidden), Substs: substitutes(s.FS.Substitutes),
 		SharedTmp: s.FS.SharedTmp,

@@ -16,6 +16,8 @@ type Options struct {
 	Folder folder.Folder
 	// Argv is the command; Argv[0] is looked up on the jail's PATH.
 	Argv []string
+	// Direct is what the shell Argv would only have started (Spec.Direct).
+	Direct []string
 	// Dir is the command's working directory (default Folder.Root).
 	Dir string
 	// Env is the base environment (default os.Environ()). Proxy

@@ -191,7 +191,7 @@ func (r *run) spec(enf jailspec.Enforce, port int) (*Spec, error) {
 		dir = o.Folder.Root
 	}
 	s := &Spec{
-		Argv: o.Argv, Dir: dir,
+		Argv: o.Argv, Direct: o.Direct, Dir: dir,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		Net: jailspec.Net{ProxyPort: port}, Limits: o.Limits, Enforce: enf, Logger: r.log,
 		Complete: func(s *Spec) error { return r.complete(s, port) },

@@ -7,8 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
+	"github.com/sandbox-dev/sandbox/connector/hookd"
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/shell"
 	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
 )
@@ -137,7 +140,7 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 		return launcher.Options{}, err
 	}
 	lo := launcher.Options{
-		Folder: f, Argv: o.argv, Agent: o.agent, Writable: o.writable, CI: o.ci,
+		Folder: f, Argv: o.argv, Direct: o.direct(), Agent: o.agent, Writable: o.writable, CI: o.ci,
 		ShimDir: f.Shims(), ForwardSignals: true, Quiet: o.quiet, SharedTmp: o.sharedTmp,
 		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr,
 	}
@@ -168,6 +171,24 @@ func (o *runOptions) launcherOptions() (launcher.Options, error) {
 		}
 	}
 	return lo, nil
+}
+
+// direct is the one program that the connector's jailed form of a
+// command (bash -c 'CwdTrap SCRIPT', served or with --cwd-fd) would only
+// start: a simple command (shell.SimpleCommand). The jail then starts it
+// without the shell, unless what only the jail sees says otherwise
+// (jailspec.Spec.Direct); nothing is reported back, since a program
+// cannot change its shell's directory.
+func (o *runOptions) direct() []string {
+	if o.served == nil && o.cwdFD == 0 || len(o.argv) != 3 || o.argv[0] != "bash" || o.argv[1] != "-c" {
+		return nil
+	}
+	script, ok := strings.CutPrefix(o.argv[2], hookd.CwdTrap)
+	if !ok {
+		return nil
+	}
+	argv, _ := shell.SimpleCommand(script)
+	return argv
 }
 
 // parseSize reads the --memory flag (policy.ParseSize).

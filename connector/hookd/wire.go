@@ -33,6 +33,12 @@ import (
 // Magic opens every request: the protocol's name and version.
 const Magic = "sandbox-run 2"
 
+// CwdTrap opens every jailed script of the connector's forms (served
+// and plain): at its end the shell writes the directory it is in to its
+// standard input, which the jail's caller reads and the agent's shell
+// changes to (`cd` in one tool call holds for the next).
+const CwdTrap = "trap 'pwd -P >&0 2>/dev/null' EXIT; "
+
 // ClientFD is the descriptor the sending shell holds the connection on.
 const ClientFD = 9
 

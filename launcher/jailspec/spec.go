@@ -16,8 +16,14 @@ import (
 // applies exactly what Enforce asks and fails closed when it cannot.
 type Spec struct {
 	Argv []string // CMD and its arguments; Argv[0] is looked up on Env's PATH inside the jail
-	Env  []string // the complete environment of CMD
-	Dir  string   // working directory of CMD (absolute)
+	// Direct, when set, is the one program a shell Argv would only have
+	// started (shell.SimpleCommand): the jail starts it instead of the
+	// shell when Direct[0] is found on the jail's PATH and Env leaves the
+	// shell nothing of its own to do (no exported function of that name,
+	// no BASH_ENV or shell options), else it starts Argv.
+	Direct []string
+	Env    []string // the complete environment of CMD
+	Dir    string   // working directory of CMD (absolute)
 
 	Stdin  io.Reader // nil: the null device
 	Stdout io.Writer // nil: the null device

@@ -42,7 +42,7 @@ type jailer struct {
 }
 
 // cwdTrap is the jailed script's prefix.
-const cwdTrap = "trap 'pwd -P >&0 2>/dev/null' EXIT; "
+const cwdTrap = hookd.CwdTrap
 
 func (j jailer) Wrap(script, _ string) (string, error) {
 	if strings.IndexByte(script, 0) >= 0 {

@@ -6,8 +6,11 @@ package jailinit
 // streams and logger, plus how the init was started.
 type Config struct {
 	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir"`
+	// Direct is the program the shell Argv would only have started
+	// (jailspec.Spec.Direct; directCommand).
+	Direct []string `json:"direct,omitempty"`
+	Env    []string `json:"env"`
+	Dir    string   `json:"dir"`
 
 	Writable []string `json:"writable"`
 	NoLinks  []string `json:"no_links"` // writable trees reached without a symbolic link (nolinks_linux.go)

@@ -107,6 +107,13 @@ func setupAndStart(ctl Ctl, caught <-chan struct{}) (pid, code int, err error) {
 	if err := CloexecInherited(); err != nil {
 		return 0, ExitSetup, err
 	}
+	if dpath, argv, env, ok := directCommand(cfg); ok {
+		if pid, err := forkExec(dpath, argv, env, cfg.Dir); err == nil {
+			return pid, 0, nil
+		}
+		// not a program after all (a script without #!, no permission):
+		// the shell's own lookup and message
+	}
 	return startCommand(path, cfg)
 }
 
@@ -177,12 +184,7 @@ func restrictThread(cfg *Config) error {
 // startCommand forks the command from the restricted thread, in a process
 // group of its own (the init forwards signals to the group).
 func startCommand(path string, cfg *Config) (int, int, error) {
-	pid, err := syscall.ForkExec(path, cfg.Argv, &syscall.ProcAttr{
-		Dir:   cfg.Dir,
-		Env:   cfg.Env,
-		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
+	pid, err := forkExec(path, cfg.Argv, cfg.Env, cfg.Dir)
 	if err != nil {
 		code := exitNoExec
 		if errors.Is(err, unix.ENOENT) {
@@ -191,6 +193,15 @@ func startCommand(path string, cfg *Config) (int, int, error) {
 		return 0, code, fmt.Errorf("%s: %w", cfg.Argv[0], err)
 	}
 	return pid, 0, nil
+}
+
+func forkExec(path string, argv, env []string, dir string) (int, error) {
+	return syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Dir:   dir,
+		Env:   env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
 }
 
 func lookPathCode(err error) int {
