@@ -78,7 +78,10 @@ echo "== agents: memory of our processes per running agent, 10 idle stub agents"
 for i in $(seq 10); do
   "$sb" agents spawn "idle$i" --dir "$work/repo" -- sleep 600 >/dev/null 2>&1
 done
-sleep 2
+# idle: the last agent's supervisor and init have settled (launcher's
+# settled, 3 s; jailinit's Settled, 2 s) and given back the start-up code's
+# mappings (internal/resident)
+sleep 5
 exe=$(readlink -f "$sb")
 : >"$work/mem"
 for pid in $("$sb" agents list --dir "$work/repo" | awk '$3 == "running" {print $NF}'); do

@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/internal/resident"
 	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 )
 
@@ -133,6 +135,7 @@ func (r *run) supervise(ctx context.Context, p Process, proxy *Proxy, ln net.Lis
 		go proxy.Serve(pctx, ln)
 	}
 	serveForwards(pctx, p.Forwards(), r.o.Decider, r.log)
+	go releaseWhenSettled(pctx)
 	if r.o.ForwardSignals {
 		// os/signal's Notify and Stop round-trip with a thread per signal
 		// (0.3-0.9 ms each way): they overlap the command instead of
@@ -152,6 +155,23 @@ func (r *run) supervise(ctx context.Context, p Process, proxy *Proxy, ln net.Lis
 		go relay(pctx, sigs, p)
 	}
 	return p.Wait(ctx)
+}
+
+// settled is how long a command runs before its supervisor gives back
+// its mappings of the code that started it (resident.Release): from then
+// on it mostly waits (for the command, the proxy's next request, a
+// signal). An agent's supervisor sits so for hours; a connector's
+// command is mostly over before.
+const settled = 3 * time.Second
+
+func releaseWhenSettled(ctx context.Context) {
+	t := time.NewTimer(settled)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		_, _ = resident.Release()
+	case <-ctx.Done():
+	}
 }
 
 func relay(ctx context.Context, sigs <-chan os.Signal, p Process) {

@@ -9,8 +9,10 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/sandbox-dev/sandbox/internal/resident"
 	"github.com/sandbox-dev/sandbox/jail_linux/internal/initsig"
 	"github.com/sandbox-dev/sandbox/jail_linux/internal/seccomprules"
 	"golang.org/x/sys/unix"
@@ -71,6 +73,7 @@ func Main() int {
 	}
 	_ = ctl.sendJSON(MsgReady, ReadyMsg{Pid: pid})
 	go forward(sigs, pid)
+	go releaseWhenSettled()
 	st := reap(pid)
 	_ = ctl.Send(MsgExit, st.Encode(), -1)
 	return st.Code
@@ -209,6 +212,17 @@ func lookPathCode(err error) int {
 		return exitNotFound
 	}
 	return exitNoExec
+}
+
+// Settled is how long a command runs before its init, idle from then on
+// but for reaping and signals, gives back its mappings of the code that
+// set the jail up (resident.Release). A connector's command is mostly
+// over by then; an agent runs for hours.
+const Settled = 2 * time.Second
+
+func releaseWhenSettled() {
+	time.Sleep(Settled)
+	_, _ = resident.Release()
 }
 
 func forward(sigs <-chan os.Signal, pid int) {
