@@ -15,6 +15,9 @@ var (
 	ErrBusy = errors.New("agent is busy (being spawned, or its supervisor is running)")
 	// ErrBadRecord is a registry record that cannot be read.
 	ErrBadRecord = errors.New("bad agent record")
+	// ErrSpawnAborted is what a supervisor started ahead gets when its
+	// spawn failed before the agent's record was made (AwaitGate).
+	ErrSpawnAborted = errors.New("the spawn that started this supervisor failed")
 )
 
 var (

@@ -111,6 +111,18 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	if err := r.checkFree(ctx, o.Name); err != nil {
 		return sp, err
 	}
+	// the supervisor starts now and waits at its gate: its process and
+	// runtime start overlap the git work below
+	sup, err := r.launchSupervisor(o.Name, lock, o.Exe)
+	if err != nil {
+		return sp, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			sup.abort()
+		}
+	}()
 	sp.Record = Record{
 		Name: o.Name, Agent: agent, Argv: argv, Headless: o.Headless, Task: o.Task,
 		Branch: "sandbox/" + o.Name, Base: base, BaseRef: baseRef, Worktree: r.Worktree(o.Name),
@@ -151,7 +163,8 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 		return sp, err
 	}
 	t1 := time.Now()
-	sp.Record, err = r.startSupervisor(ctx, sp.Record, lock, o.Exe)
+	started = true
+	sp.Record, err = sup.proceed(ctx)
 	sp.Start = time.Since(t1)
 	return sp, err
 }

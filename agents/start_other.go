@@ -11,6 +11,21 @@ func (r *Registry) startSupervisor(context.Context, Record, *Lock, string) (Reco
 	return Record{}, errors.ErrUnsupported
 }
 
+type pendingSupervisor struct{}
+
+func (r *Registry) launchSupervisor(string, *Lock, string) (*pendingSupervisor, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (p *pendingSupervisor) proceed(context.Context) (Record, error) {
+	return Record{}, errors.ErrUnsupported
+}
+
+func (p *pendingSupervisor) abort() {}
+
+// AwaitGate: no supervisors on this OS.
+func AwaitGate() error { return errors.ErrUnsupported }
+
 // InheritedLock: no supervisors on this OS.
 func (r *Registry) InheritedLock(string) (*Lock, error) { return nil, errors.ErrUnsupported }
 

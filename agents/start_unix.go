@@ -4,7 +4,9 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -15,36 +17,114 @@ import (
 // session, output to the agent's log), hands it the agent's lock, and
 // waits until the record says the agent started, ended or failed.
 func (r *Registry) startSupervisor(ctx context.Context, rec Record, lock *Lock, exe string) (Record, error) {
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return rec, fmt.Errorf("the sandbox binary: %w", err)
-		}
-	}
-	logf, err := os.OpenFile(r.LogPath(rec.Name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	p, err := r.launchSupervisor(rec.Name, lock, exe)
 	if err != nil {
 		return rec, err
 	}
+	return p.proceed(ctx)
+}
+
+// pendingSupervisor is a supervisor started ahead of its agent's record
+// and worktree: its process start, its runtime's and the jail's probe
+// overlap the spawn's git work, and it waits at its gate (GoGateFD)
+// until proceed (the record is there) or abort (the spawn failed).
+type pendingSupervisor struct {
+	r      *Registry
+	name   string
+	gate   *os.File // the write end of the gate
+	exited chan struct{}
+}
+
+// GoGateFD is the descriptor on which a supervisor waits for its spawn's
+// word: "go\n" (the record and the worktree are there), or the end of
+// the pipe without it (the spawn failed: the supervisor exits).
+const GoGateFD = 4
+
+// launchSupervisor starts the supervisor, which waits at its gate.
+func (r *Registry) launchSupervisor(name string, lock *Lock, exe string) (*pendingSupervisor, error) {
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("the sandbox binary: %w", err)
+		}
+	}
+	logf, err := os.OpenFile(r.LogPath(name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
 	defer logf.Close()
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer gateR.Close()
 	cmd := &exec.Cmd{
 		Path: exe,
 		// argv[0] is the command's name: a binary that dispatches on it
 		// (the test binary) runs sandbox.
-		Args:   []string{"sandbox", "agents", "supervise", "--dir", r.Main.Root, rec.Name},
+		Args:   []string{"sandbox", "agents", "supervise", "--dir", r.Main.Root, name},
 		Dir:    "/",
 		Stdout: logf, Stderr: logf,
-		ExtraFiles:  []*os.File{lock.File()}, // descriptor 3: the lock goes on with it
+		ExtraFiles:  []*os.File{lock.File(), gateR}, // 3: the lock goes on with it; 4: the gate
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	if err := cmd.Start(); err != nil {
-		return rec, fmt.Errorf("start the supervisor: %w", err)
+		gateW.Close()
+		return nil, fmt.Errorf("start the supervisor: %w", err)
 	}
-	exited := make(chan struct{})
+	p := &pendingSupervisor{r: r, name: name, gate: gateW, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
-		close(exited)
+		close(p.exited)
 	}()
-	return r.awaitStart(ctx, rec.Name, exited)
+	return p, nil
+}
+
+// proceed opens the gate and waits until the record leaves Starting.
+func (p *pendingSupervisor) proceed(ctx context.Context) (Record, error) {
+	_, err := p.gate.Write([]byte("go\n"))
+	p.gate.Close()
+	if err != nil { // it is gone already: awaitStart records why
+		select {
+		case <-p.exited:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	return p.r.awaitStart(ctx, p.name, p.exited)
+}
+
+// abort closes the gate unopened and waits (bounded) for the supervisor
+// to exit, so that it never outlives a spawn that failed; the log it
+// would have written to goes when empty.
+func (p *pendingSupervisor) abort() {
+	p.gate.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+	}
+	if fi, err := os.Stat(p.r.LogPath(p.name)); err == nil && fi.Size() == 0 {
+		os.Remove(p.r.LogPath(p.name))
+	}
+}
+
+// AwaitGate is the supervisor's side: it blocks until the spawn says go
+// (nil) or gives up (ErrSpawnAborted). A supervisor started without a
+// gate (descriptor 4 is not a pipe) refuses to run.
+func AwaitGate() error {
+	f := os.NewFile(GoGateFD, "gate")
+	if f == nil {
+		return errors.New("agents supervise: no gate on descriptor 4 (only spawn and resume start a supervisor)")
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return errors.New("agents supervise: no gate on descriptor 4 (only spawn and resume start a supervisor)")
+	}
+	b := make([]byte, 3)
+	n, _ := io.ReadFull(f, b)
+	if string(b[:n]) != "go\n" {
+		return ErrSpawnAborted
+	}
+	return nil
 }
 
 // awaitStart polls the record until it leaves Starting; a supervisor

@@ -30,10 +30,11 @@ import (
 // (this test binary) listed in .worktreeinclude, and the environment the
 // built sandbox binary runs with there.
 type agentsRepo struct {
-	t    *testing.T
-	root string
-	env  []string
-	head string
+	t     *testing.T
+	root  string
+	env   []string
+	head  string
+	state string // the per-user state dir
 }
 
 func newAgentsRepo(t *testing.T, setup string) *agentsRepo {
@@ -46,7 +47,7 @@ func newAgentsRepo(t *testing.T, setup string) *agentsRepo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &agentsRepo{t: t, root: root, env: append(os.Environ(), testenv.StateEnv(st)...)}
+	r := &agentsRepo{t: t, root: root, env: append(os.Environ(), testenv.StateEnv(st)...), state: st.Dir}
 	r.env = append(r.env, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t",
 		"GIT_COMMITTER_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_EMAIL=t@example.com")
 	exe, err := os.Executable()
@@ -391,6 +392,34 @@ func TestAgentsBadInput(t *testing.T) {
 	if !strings.Contains(r.git("branch"), "sandbox/taken") {
 		t.Error("a refused spawn deleted the existing branch")
 	}
+	// that spawn failed after starting its supervisor ahead (at its gate):
+	// the supervisor is gone, and so is the log it would have written
+	if pids := supervisorsOf("taken"); len(pids) > 0 {
+		t.Errorf("a failed spawn left its supervisor running: %v", pids)
+	}
+	filepath.WalkDir(r.state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && filepath.Base(filepath.Dir(p)) == "taken" && d.Name() != "lock" { // the name's lock stays, as after any spawn
+			t.Errorf("a failed spawn left %s", p)
+		}
+		return nil
+	})
+}
+
+// supervisorsOf lists the running `agents supervise ... NAME` processes.
+func supervisorsOf(name string) []string {
+	var pids []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		if len(args) > 2 && args[1] == "agents" && args[2] == "supervise" && args[len(args)-1] == name {
+			pids = append(pids, d.Name())
+		}
+	}
+	return pids
 }
 
 // CI fan-out: four headless agents at once, each in its own worktree and

@@ -14,6 +14,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
 )
 
@@ -205,6 +206,15 @@ func runAgentsSupervise(ctx context.Context, opts *agentsOptions, args []string)
 	}
 	lock, err := r.InheritedLock(args[0])
 	if err != nil {
+		return err
+	}
+	// started ahead by spawn: what does not need the agent's record or
+	// worktree is done while spawn makes them (the jail's probe), then it
+	// waits for the word
+	launcher.Probe()
+	if err := fleet.AwaitGate(); errors.Is(err, fleet.ErrSpawnAborted) {
+		return nil // the spawn failed and said why; nothing was recorded
+	} else if err != nil {
 		return err
 	}
 	return r.Supervise(ctx, args[0], lock, fleet.SuperviseOptions{State: st, Log: os.Stdout})
