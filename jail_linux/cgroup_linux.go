@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -32,6 +34,21 @@ type cgroup interface {
 	destroy() error
 }
 
+// sweepOnce sweeps, once per process, what killed supervisors left.
+var sweepOnce sync.Once
+
+// sweepAll removes the stale jail cgroups (sweepStale) where this
+// process's jails go: the v2 base, and its own cgroup in each v1
+// hierarchy.
+func sweepAll(f *facts) {
+	if f.cg.v2Base != "" {
+		sweepStale(filepath.Join(f.cg.v2Mount, f.cg.v2Base))
+	}
+	for _, h := range f.cg.v1 {
+		sweepStale(h.dir)
+	}
+}
+
 // cgroupSeq numbers the cgroups of one supervisor process.
 var cgroupSeq atomic.Int64
 
@@ -49,6 +66,7 @@ func newCgroup(f *facts, lim jailspec.Limits, pidNS bool) (cg cgroup, err error)
 	if !f.cg.usable {
 		return nil, fmt.Errorf("%w: cgroup: %s", ErrLayer, f.cg.why)
 	}
+	sweepOnce.Do(func() { go sweepAll(f) })
 	var m multiCgroup
 	defer func() {
 		if err != nil {
