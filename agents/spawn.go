@@ -129,18 +129,8 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 		State: Starting, Created: time.Now().UTC(), AllowDegraded: o.AllowDegraded, CI: o.CI,
 	}
 	say(o.Out, "agent %s: base %s = %s", o.Name, baseRef, base)
-	// git status reads the whole tree, as the checkout writes one: side by side.
-	dirtyErr := make(chan error, 1)
-	go func() {
-		var err error
-		sp.Dirty, err = dirty(ctx, r.Main.Root)
-		dirtyErr <- err
-	}()
 	t0 := time.Now()
 	err = r.makeTree(ctx, &sp, policy, o.State)
-	if derr := <-dirtyErr; err == nil {
-		err = derr
-	}
 	if err != nil {
 		if sp.made {
 			r.unmakeTree(sp.Record)
@@ -148,9 +138,6 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 		return sp, err
 	}
 	sp.Tree = time.Since(t0)
-	if sp.Dirty {
-		say(o.Out, "%s has uncommitted changes: the agent starts from %s without them", r.Main.Root, short(base))
-	}
 	say(o.Out, "worktree %s on branch %s", sp.Worktree, sp.Branch)
 	for _, f := range sp.Copied.Files {
 		say(o.Out, "copied %s (%s)", f, IncludeFile)
@@ -166,6 +153,15 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	started = true
 	sp.Record, err = sup.proceed(ctx)
 	sp.Start = time.Since(t1)
+	// what the agent does not get from MAIN: told once it runs (git
+	// status reads the whole tree; beside the checkout it took the cores
+	// the checkout needed)
+	var derr error
+	if sp.Dirty, derr = dirty(ctx, r.Main.Root); derr != nil {
+		say(o.Out, "could not tell whether %s has uncommitted changes: %v", r.Main.Root, derr)
+	} else if sp.Dirty {
+		say(o.Out, "%s has uncommitted changes: the agent starts from %s without them", r.Main.Root, short(base))
+	}
 	return sp, err
 }
 
