@@ -49,15 +49,26 @@ func (r *Registry) Supervise(ctx context.Context, name string, lock *Lock, o Sup
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &supervisor{r: r, name: name, o: o, log: &capped{w: o.Log, n: MaxLog}}
-	rec, err := r.Update(name, func(rec *Record) {
-		rec.State, rec.PID, rec.Started, rec.Exit, rec.Error = Starting, os.Getpid(), time.Now().UTC(), nil, ""
+	rec, err := r.read(name)
+	if err != nil {
+		return err
+	}
+	// without a setup command the agent is running from here on: one
+	// record write (each is an atomic, synced replace) instead of two
+	setup, serr := s.setupCommand(folder.Folder{Root: rec.Worktree})
+	state := Starting
+	if setup == "" && serr == nil {
+		state = Running
+	}
+	rec, err = r.Update(name, func(rec *Record) {
+		rec.State, rec.PID, rec.Started, rec.Exit, rec.Error = state, os.Getpid(), time.Now().UTC(), nil, ""
 		rec.Ended = time.Time{}
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(s.log, "sandbox: agent %s: supervisor %d started %s\n", name, rec.PID, rec.Started.Format(time.RFC3339))
-	res, err := s.run(ctx, rec)
+	res, err := s.run(ctx, rec, setup, serr)
 	if rec.CI {
 		rep := launcher.NewCIReport(rec.Worktree, rec.Argv, res.Code, rec.Started, s.ci)
 		rep.WriteSummary(s.log)
@@ -68,12 +79,11 @@ func (r *Registry) Supervise(ctx context.Context, name string, lock *Lock, o Sup
 	return s.finish(ctx, res, err)
 }
 
-// run runs the policy's setup command and then the agent.
-func (s *supervisor) run(ctx context.Context, rec Record) (launcher.Result, error) {
-	wt := folder.Folder{Root: rec.Worktree}
-	setup, err := s.setupCommand(wt)
-	if err != nil {
-		return launcher.Result{}, err
+// run runs the policy's setup command (setupCommand's answer) and then
+// the agent.
+func (s *supervisor) run(ctx context.Context, rec Record, setup string, setupErr error) (launcher.Result, error) {
+	if setupErr != nil {
+		return launcher.Result{}, setupErr
 	}
 	if setup != "" {
 		fmt.Fprintf(s.log, "sandbox: setup (agents.setup of the policy), in the agent's jail: %s\n", setup)
@@ -85,8 +95,10 @@ func (s *supervisor) run(ctx context.Context, rec Record) (launcher.Result, erro
 			return res, fmt.Errorf("setup %q exited %d", setup, res.Code)
 		}
 	}
-	if _, err := s.r.Update(s.name, func(rec *Record) { rec.State = Running }); err != nil {
-		return launcher.Result{}, err
+	if rec.State != Running {
+		if _, err := s.r.Update(s.name, func(rec *Record) { rec.State = Running }); err != nil {
+			return launcher.Result{}, err
+		}
 	}
 	fmt.Fprintf(s.log, "sandbox: agent %s: %q\n", s.name, rec.Argv)
 	if rec.Headless {
