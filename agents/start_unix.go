@@ -112,13 +112,10 @@ func (p *pendingSupervisor) abort() {
 // gate (descriptor 4 is not a pipe) refuses to run.
 func AwaitGate() error {
 	f := os.NewFile(GoGateFD, "gate")
-	if f == nil {
-		return errors.New("agents supervise: no gate on descriptor 4 (only spawn and resume start a supervisor)")
-	}
-	defer f.Close()
 	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		return errors.New("agents supervise: no gate on descriptor 4 (only spawn and resume start a supervisor)")
 	}
+	defer f.Close()
 	b := make([]byte, 3)
 	n, _ := io.ReadFull(f, b)
 	if string(b[:n]) != "go\n" {

@@ -5,7 +5,6 @@ package jail_linux
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -37,16 +36,8 @@ func (c *cgroupV1) enter() (leave func() error, err error) {
 
 // writeTasks moves the calling thread into the v1 cgroup dir.
 func writeTasks(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "tasks"), os.O_WRONLY, 0)
-	if err != nil {
+	if err := writeCgroupFile(filepath.Join(dir, "tasks"), "0"); err != nil {
 		return fmt.Errorf("cgroup v1 join: %w", err)
-	}
-	_, err = f.WriteString("0")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("cgroup v1 join %s: %w", dir, err)
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func moveSelfToLeaf(base string) error {
 	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
-	return os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0)
+	return writeCgroupFile(filepath.Join(leaf, "cgroup.procs"), strconv.Itoa(os.Getpid()))
 }
 
 func (c *cgroupV2) prepare(attr *syscall.SysProcAttr) {

@@ -135,7 +135,7 @@ func (r *run) supervise(ctx context.Context, p Process, proxy *Proxy, ln net.Lis
 		go proxy.Serve(pctx, ln)
 	}
 	serveForwards(pctx, p.Forwards(), r.o.Decider, r.log)
-	go releaseWhenSettled(pctx)
+	go resident.ReleaseAfter(pctx, settled)
 	if r.o.ForwardSignals {
 		// os/signal's Notify and Stop round-trip with a thread per signal
 		// (0.3-0.9 ms each way): they overlap the command instead of
@@ -163,16 +163,6 @@ func (r *run) supervise(ctx context.Context, p Process, proxy *Proxy, ln net.Lis
 // signal). An agent's supervisor sits so for hours; a connector's
 // command is mostly over before.
 const settled = 3 * time.Second
-
-func releaseWhenSettled(ctx context.Context) {
-	t := time.NewTimer(settled)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		_, _ = resident.Release()
-	case <-ctx.Done():
-	}
-}
 
 func relay(ctx context.Context, sigs <-chan os.Signal, p Process) {
 	for {

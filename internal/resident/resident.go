@@ -15,3 +15,21 @@
 // faulted back in, as at start (the mappings are private and read-only:
 // nothing is lost).
 package resident
+
+import (
+	"context"
+	"time"
+)
+
+// ReleaseAfter waits until the process has run for d more (its start-up
+// long over, its command not a short one), then calls Release; it returns
+// at once, without releasing, when ctx ends first. Run it in a goroutine.
+func ReleaseAfter(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		_, _ = Release()
+	case <-ctx.Done():
+	}
+}

@@ -91,12 +91,3 @@ func samePlace(p, dir string) bool {
 	b, err := os.Stat(dir)
 	return err == nil && os.SameFile(a, b)
 }
-
-func envLookup(env []string, key string) (string, bool) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v, true
-		}
-	}
-	return "", false
-}

@@ -3,6 +3,7 @@
 package jailinit
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func Main() int {
 	}
 	_ = ctl.sendJSON(MsgReady, ReadyMsg{Pid: pid})
 	go forward(sigs, pid)
-	go releaseWhenSettled()
+	go resident.ReleaseAfter(context.Background(), Settled) // the init ends with the command
 	st := reap(pid)
 	_ = ctl.Send(MsgExit, st.Encode(), -1)
 	return st.Code
@@ -219,11 +220,6 @@ func lookPathCode(err error) int {
 // set the jail up (resident.Release). A connector's command is mostly
 // over by then; an agent runs for hours.
 const Settled = 2 * time.Second
-
-func releaseWhenSettled() {
-	time.Sleep(Settled)
-	_, _ = resident.Release()
-}
 
 func forward(sigs <-chan os.Signal, pid int) {
 	for s := range sigs {

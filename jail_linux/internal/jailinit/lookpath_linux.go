@@ -54,10 +54,17 @@ func executable(p string) error {
 }
 
 func envValue(env []string, key string) string {
+	v, _ := envLookup(env, key)
+	return v
+}
+
+// envLookup is key's value in env (the last one wins) and whether it is
+// set at all.
+func envLookup(env []string, key string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v
+			return v, true
 		}
 	}
-	return ""
+	return "", false
 }
