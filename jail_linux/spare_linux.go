@@ -55,24 +55,49 @@ func (j *Jail) KeepSpares(on bool) {
 	}
 }
 
+// StartAhead starts one init for the next run, of the kind enf and lim
+// make, before that run can start: for a process that knows which run
+// comes next but not yet when (an agent's supervisor waiting for its
+// spawn's word). The next Start takes it if it is of that kind, and ends
+// it otherwise; it is not replaced.
+func (j *Jail) StartAhead(enf jailspec.Enforce, lim jailspec.Limits) {
+	f := j.detect()
+	if j.fdsErr != nil {
+		return
+	}
+	userNS := f.euid != 0 && (enf.MountNS || enf.PidNS || enf.NetNS)
+	j.makeSpare(spareKey{enf, lim, userNS}, f, slog.New(slog.DiscardHandler), true)
+}
+
 // takeSpare returns the spare made for key, if any, and the function
 // that starts the next one once the run has ended (nil when spares are
 // off): started at once, it would compete for the CPU with the run it is
-// for.
+// for. With spares off, a spare started ahead is taken when it is of the
+// run's kind and ended when it is not.
 func (j *Jail) takeSpare(key spareKey, f *facts, log *slog.Logger) (s *starter, refill func()) {
 	j.spares.mu.Lock()
-	defer j.spares.mu.Unlock()
-	if !j.spares.on {
-		return nil, nil
-	}
 	s = j.spares.m[key]
 	delete(j.spares.m, key)
-	return s, func() { go j.makeSpare(key, f, log) }
+	if j.spares.on {
+		j.spares.mu.Unlock()
+		return s, func() { go j.makeSpare(key, f, log, false) }
+	}
+	var drop []*starter
+	for k, other := range j.spares.m {
+		drop = append(drop, other)
+		delete(j.spares.m, k)
+	}
+	j.spares.mu.Unlock()
+	for _, other := range drop {
+		other.abort()
+	}
+	return s, nil
 }
 
 // makeSpare starts an init for key, with the null device for streams,
-// and keeps it unless one is kept already.
-func (j *Jail) makeSpare(key spareKey, f *facts, log *slog.Logger) {
+// and keeps it unless one is kept already (or, but for one started
+// ahead, spares are off).
+func (j *Jail) makeSpare(key spareKey, f *facts, log *slog.Logger, ahead bool) {
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		return
@@ -94,7 +119,7 @@ func (j *Jail) makeSpare(key spareKey, f *facts, log *slog.Logger) {
 	if j.spares.m == nil {
 		j.spares.m = map[spareKey]*starter{}
 	}
-	keep := j.spares.on && j.spares.m[key] == nil
+	keep := (j.spares.on || ahead) && j.spares.m[key] == nil
 	if keep {
 		j.spares.m[key] = s
 	}

@@ -2,7 +2,10 @@
 
 package launcher
 
-import "github.com/sandbox-dev/sandbox/jail_linux"
+import (
+	"github.com/sandbox-dev/sandbox/jail_linux"
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+)
 
 var _ Jail = (*jail_linux.Jail)(nil)
 
@@ -18,3 +21,7 @@ func MaybeInit() { jail_linux.MaybeInit() }
 // for a process that starts many jails (the hook server); off ends the
 // spares. See jail_linux.Jail.KeepSpares.
 func KeepSpares(on bool) { linuxJail.KeepSpares(on) }
+
+// startAhead starts the init of a run with these layers and limits before
+// the run (jail_linux.Jail.StartAhead).
+func startAhead(enf jailspec.Enforce, lim jailspec.Limits) { linuxJail.StartAhead(enf, lim) }

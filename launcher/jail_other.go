@@ -33,3 +33,6 @@ func MaybeInit() {}
 
 // KeepSpares: no init is started ahead on this system.
 func KeepSpares(bool) {}
+
+// startAhead: no init is started ahead on this system.
+func startAhead(jailspec.Enforce, jailspec.Limits) {}

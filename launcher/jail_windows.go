@@ -2,7 +2,10 @@
 
 package launcher
 
-import "github.com/sandbox-dev/sandbox/jail_windows"
+import (
+	"github.com/sandbox-dev/sandbox/jail_windows"
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
+)
 
 var _ Jail = (*jail_windows.Jail)(nil)
 
@@ -15,3 +18,6 @@ func MaybeInit() {}
 
 // KeepSpares: a Windows jail has no init to start ahead.
 func KeepSpares(bool) {}
+
+// startAhead: no init is started ahead on this system.
+func startAhead(jailspec.Enforce, jailspec.Limits) {}

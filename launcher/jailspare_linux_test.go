@@ -78,3 +78,52 @@ func TestJailSpares(t *testing.T) {
 	KeepSpares(false)
 	testenv.WaitFor(t, "no spare init left after KeepSpares(false)", func() bool { return spareInits(t) == 0 })
 }
+
+// TestJailStartAhead: an init started ahead of a run (an agent's
+// supervisor while its worktree is checked out) is taken by the next run
+// of its kind, which then has its own streams and the same restrictions
+// as any, and is not replaced; a run of another kind ends it and starts
+// its own; KeepSpares(false) ends one no run took.
+func TestJailStartAhead(t *testing.T) {
+	e := newJailEnv(t)
+	defer KeepSpares(false)
+	lim := Limits{Pids: 500}
+	run := func(lim Limits, tag string) {
+		t.Helper()
+		o := e.options(jailModes[0], "/bin/sh", "-c", "echo out-$0; grep NoNewPrivs /proc/self/status; cat "+e.secret+" 2>/dev/null || echo secret-hidden", tag)
+		o.Stdin, o.Limits = nil, lim
+		started := false
+		o.Started = func() { started = true }
+		out, res := runJailed(t, o)
+		for _, want := range []string{"out-" + tag, "NoNewPrivs:\t1", "secret-hidden"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: the output lacks %q:\n%s", tag, want, out)
+			}
+		}
+		if res.Code != 0 || !started {
+			t.Errorf("%s: exit %d, Started called: %v", tag, res.Code, started)
+		}
+	}
+
+	StartAhead(Options{Limits: lim})
+	testenv.WaitFor(t, "the init started ahead", func() bool { return spareInits(t) == 1 })
+	run(lim, "taken")
+	if n := spareInits(t); n != 0 {
+		t.Errorf("after the run that took it: %d inits waiting (want none: not replaced)", n)
+	}
+
+	StartAhead(Options{Limits: lim})
+	testenv.WaitFor(t, "the init started ahead", func() bool { return spareInits(t) == 1 })
+	run(Limits{Pids: 600}, "other-kind")
+	testenv.WaitFor(t, "the unused init ended by a run of another kind", func() bool { return spareInits(t) == 0 })
+
+	StartAhead(Options{Limits: lim})
+	testenv.WaitFor(t, "the init started ahead", func() bool { return spareInits(t) == 1 })
+	KeepSpares(false)
+	testenv.WaitFor(t, "no init left after KeepSpares(false)", func() bool { return spareInits(t) == 0 })
+
+	StartAhead(Options{Limits: Limits{Pids: -1}}) // refused as Run refuses it
+	if n := spareInits(t); n != 0 {
+		t.Errorf("limits no run takes started an init ahead (%d)", n)
+	}
+}

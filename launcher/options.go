@@ -89,6 +89,10 @@ type Options struct {
 	// mode keeps the private ones: the whole agent lives in the jail.
 	SharedTmp bool
 
+	// Started, when set, is called once the command has started in its
+	// jail (not when the jail failed to start).
+	Started func()
+
 	// Logger receives debug and proxy decisions; nil discards.
 	Logger *slog.Logger
 	// Jail overrides this OS's jail (tests).

@@ -50,6 +50,21 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return Result{ExitStatus: st, NotEnforced: weak}, err
 }
 
+// StartAhead starts the init of a coming Run with o's layers and limits
+// now, when the caller knows the run before it can start it (an agent's
+// supervisor while its worktree is checked out): the init's process and
+// runtime start, its namespaces and cgroup leave the run's path. Run
+// takes it when its options make the same kind of jail; a jail of the
+// system's own (o.Jail unset) only.
+func StartAhead(o Options) {
+	if o.Jail != nil || checkLimits(o.Limits) != nil {
+		return
+	}
+	r := newRun(&o)
+	r.check() // a layer refused later refuses the run, not this
+	startAhead(r.enforce(), o.Limits)
+}
+
 // checkLimits refuses limits no jail can run under.
 func checkLimits(l Limits) error {
 	switch {
@@ -123,6 +138,9 @@ func (r *run) run(ctx context.Context) (ExitStatus, error) {
 	ln := hostLn
 	if enf.NetNS {
 		ln = p.ProxyListener()
+	}
+	if r.o.Started != nil {
+		r.o.Started()
 	}
 	return r.supervise(ctx, p, proxy, ln)
 }
