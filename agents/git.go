@@ -68,6 +68,70 @@ func resolveBase(ctx context.Context, main, ref string) (string, error) {
 	return lines[1], nil
 }
 
+// checkBase refuses, before any git work, a base no git would take for
+// one and a MAIN that is not the top of a repository of its own (no .git
+// directory there; resolveBase checks the rest beside the checkout).
+func checkBase(main, ref string) error {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return fmt.Errorf("base %q: %w", ref, ErrNoBase)
+	}
+	if fi, err := os.Lstat(filepath.Join(main, ".git")); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: %w (it must be the top of its git work tree)", main, ErrNotRepo)
+	}
+	return nil
+}
+
+// checkedOut returns the commit worktree's branch holds: the base
+// resolveBase found, unless MAIN's ref moved in between. It
+// reads the branch's loose ref (git writes a new branch as one) through
+// the worktree's .git file and its commondir, and asks git otherwise.
+func checkedOut(ctx context.Context, worktree, branch string) (string, error) {
+	if tip, ok := looseRef(worktree, "refs/heads/"+branch); ok {
+		return tip, nil
+	}
+	out, err := git(ctx, worktree, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// looseRef reads ref from the common git dir of worktree, a linked
+// worktree ("gitdir: DIR" in its .git file, DIR/commondir relative to
+// DIR); ok only for a well-formed object id.
+func looseRef(worktree, ref string) (string, bool) {
+	dotgit, err := os.ReadFile(filepath.Join(worktree, ".git"))
+	if err != nil {
+		return "", false
+	}
+	gitdir, found := strings.CutPrefix(strings.TrimSpace(string(dotgit)), "gitdir: ")
+	if !found || !filepath.IsAbs(gitdir) {
+		return "", false
+	}
+	common, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	if err != nil {
+		return "", false
+	}
+	cdir := strings.TrimSpace(string(common))
+	if !filepath.IsAbs(cdir) {
+		cdir = filepath.Join(gitdir, cdir)
+	}
+	b, err := os.ReadFile(filepath.Join(cdir, filepath.FromSlash(ref)))
+	if err != nil {
+		return "", false
+	}
+	id := strings.TrimSpace(string(b))
+	if len(id) != 40 && len(id) != 64 {
+		return "", false
+	}
+	for _, c := range id {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return "", false
+		}
+	}
+	return id, true
+}
+
 // dirty reports whether MAIN's working tree has changes a worktree from a
 // commit will not see (tracked changes or untracked files).
 func dirty(ctx context.Context, main string) (bool, error) {

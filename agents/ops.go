@@ -91,11 +91,17 @@ func (r *Registry) Resume(ctx context.Context, name, exe string) (Record, error)
 	if a, ok := adapter.Lookup(rec.Agent); ok && a.Launch != nil {
 		rec.Argv = a.Launch.Argv(rec.Task, rec.Headless, true)
 	}
-	rec.State, rec.Exit, rec.Error, rec.Ended = Starting, nil, "", time.Time{}
-	if err := r.Put(rec); err != nil {
+	sup, err := r.launchSupervisor(name, lock, exe)
+	if err != nil {
 		return rec, err
 	}
-	return r.startSupervisor(ctx, rec, lock, exe)
+	rec.State, rec.Exit, rec.Error, rec.Ended = Starting, nil, "", time.Time{}
+	rec.PID, rec.Started = sup.pid, time.Now().UTC()
+	if err := r.Put(rec); err != nil {
+		sup.abort()
+		return rec, err
+	}
+	return sup.proceed(ctx)
 }
 
 // worktreeThere refuses to run an agent whose worktree is gone.

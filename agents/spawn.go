@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
@@ -95,8 +96,7 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	if baseRef == "" {
 		baseRef = "HEAD"
 	}
-	base, err := resolveBase(ctx, r.Main.Root, baseRef)
-	if err != nil {
+	if err := checkBase(r.Main.Root, baseRef); err != nil {
 		return sp, err
 	}
 	policy, err := store.Accepted(r.Main, o.State)
@@ -125,10 +125,9 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	}()
 	sp.Record = Record{
 		Name: o.Name, Agent: agent, Argv: argv, Headless: o.Headless, Task: o.Task,
-		Branch: "sandbox/" + o.Name, Base: base, BaseRef: baseRef, Worktree: r.Worktree(o.Name),
+		Branch: "sandbox/" + o.Name, BaseRef: baseRef, Worktree: r.Worktree(o.Name),
 		State: Starting, Created: time.Now().UTC(), AllowDegraded: o.AllowDegraded, CI: o.CI,
 	}
-	say(o.Out, "agent %s: base %s = %s", o.Name, baseRef, base)
 	t0 := time.Now()
 	err = r.makeTree(ctx, &sp, policy, o.State)
 	if err != nil {
@@ -138,6 +137,7 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 		return sp, err
 	}
 	sp.Tree = time.Since(t0)
+	say(o.Out, "agent %s: base %s = %s", o.Name, baseRef, sp.Base)
 	say(o.Out, "worktree %s on branch %s", sp.Worktree, sp.Branch)
 	for _, f := range sp.Copied.Files {
 		say(o.Out, "copied %s (%s)", f, IncludeFile)
@@ -145,6 +145,7 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	for _, s := range sp.Copied.Skipped {
 		say(o.Out, "not copied: %s", s)
 	}
+	sp.PID, sp.Started = sup.pid, time.Now().UTC()
 	if err := r.Put(sp.Record); err != nil {
 		r.unmakeTree(sp.Record)
 		return sp, err
@@ -160,7 +161,7 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	if sp.Dirty, derr = dirty(ctx, r.Main.Root); derr != nil {
 		say(o.Out, "could not tell whether %s has uncommitted changes: %v", r.Main.Root, derr)
 	} else if sp.Dirty {
-		say(o.Out, "%s has uncommitted changes: the agent starts from %s without them", r.Main.Root, short(base))
+		say(o.Out, "%s has uncommitted changes: the agent starts from %s without them", r.Main.Root, short(sp.Base))
 	}
 	return sp, err
 }
@@ -177,34 +178,48 @@ func (r *Registry) checkFree(ctx context.Context, name string) error {
 	return nil
 }
 
-// makeTree adds the worktree, copies the included files and gives it its
-// own bus with MAIN's accepted policy, accepted for it.
+// makeTree adds the worktree from sp.BaseRef, sets sp.Base to the commit
+// it holds, copies the included files and gives it its own bus with
+// MAIN's accepted policy, accepted for it. What needs no checked-out
+// file runs beside the checkout: the base's resolution and the
+// acceptance (per-user state, keyed by the worktree's path).
 func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st *userstate.State) error {
 	if err := os.MkdirAll(r.WorktreesDir(), 0o755); err != nil {
 		return err
 	}
-	if _, err := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.Base); err != nil {
+	wt := folder.Folder{Root: sp.Worktree}
+	var baseErr, acceptErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { _, baseErr = resolveBase(ctx, r.Main.Root, sp.BaseRef) })
+	wg.Go(func() { acceptErr = store.Accept(wt, st, policy) })
+	_, addErr := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.BaseRef+"^{commit}")
+	wg.Wait()
+	sp.made = addErr == nil
+	switch {
+	case baseErr != nil:
+		return baseErr
+	case addErr != nil:
 		if branchExists(ctx, r.Main.Root, sp.Branch) {
 			return fmt.Errorf("%s: %w: branch %s is there (`git branch -D %s`, or pick another name)", sp.Name, ErrExists, sp.Branch, sp.Branch)
 		}
+		return addErr
+	case acceptErr != nil:
+		return acceptErr
+	}
+	var err error
+	if sp.Base, err = checkedOut(ctx, sp.Worktree, sp.Branch); err != nil {
 		return err
 	}
-	sp.made = true
-	var err error
 	if sp.Copied, err = copyIncluded(ctx, r.Main.Root, sp.Worktree); err != nil {
 		return err
 	}
-	wt := folder.Folder{Root: sp.Worktree}
 	if err := wt.Create(); err != nil {
 		return err
 	}
 	if _, err := wt.WriteGitIgnore(); err != nil {
 		return err
 	}
-	if err := writePolicy(wt.Policy(), policy); err != nil {
-		return err
-	}
-	return store.Accept(wt, st, policy)
+	return writePolicy(wt.Policy(), policy)
 }
 
 // writePolicy replaces the worktree's policy.yaml (a checkout may hold

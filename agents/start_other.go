@@ -7,11 +7,7 @@ import (
 	"errors"
 )
 
-func (r *Registry) startSupervisor(context.Context, Record, *Lock, string) (Record, error) {
-	return Record{}, errors.ErrUnsupported
-}
-
-type pendingSupervisor struct{}
+type pendingSupervisor struct{ pid int }
 
 func (r *Registry) launchSupervisor(string, *Lock, string) (*pendingSupervisor, error) {
 	return nil, errors.ErrUnsupported

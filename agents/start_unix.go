@@ -13,17 +13,6 @@ import (
 	"time"
 )
 
-// startSupervisor starts `sandbox agents supervise NAME` detached (its own
-// session, output to the agent's log), hands it the agent's lock, and
-// waits until the record says the agent started, ended or failed.
-func (r *Registry) startSupervisor(ctx context.Context, rec Record, lock *Lock, exe string) (Record, error) {
-	p, err := r.launchSupervisor(rec.Name, lock, exe)
-	if err != nil {
-		return rec, err
-	}
-	return p.proceed(ctx)
-}
-
 // pendingSupervisor is a supervisor started ahead of its agent's record
 // and worktree: its process start, its runtime's and the jail's probe
 // overlap the spawn's git work, and it waits at its gate (GoGateFD)
@@ -31,6 +20,7 @@ func (r *Registry) startSupervisor(ctx context.Context, rec Record, lock *Lock, 
 type pendingSupervisor struct {
 	r      *Registry
 	name   string
+	pid    int
 	gate   *os.File // the write end of the gate
 	exited chan struct{}
 }
@@ -40,7 +30,10 @@ type pendingSupervisor struct {
 // the pipe without it (the spawn failed: the supervisor exits).
 const GoGateFD = 4
 
-// launchSupervisor starts the supervisor, which waits at its gate.
+// launchSupervisor starts `sandbox agents supervise NAME` detached (its
+// own session, output to the agent's log) with the agent's lock; it waits
+// at its gate. The record its starter writes before the gate opens names
+// it (Record.PID).
 func (r *Registry) launchSupervisor(name string, lock *Lock, exe string) (*pendingSupervisor, error) {
 	if exe == "" {
 		var err error
@@ -72,7 +65,7 @@ func (r *Registry) launchSupervisor(name string, lock *Lock, exe string) (*pendi
 		gateW.Close()
 		return nil, fmt.Errorf("start the supervisor: %w", err)
 	}
-	p := &pendingSupervisor{r: r, name: name, gate: gateW, exited: make(chan struct{})}
+	p := &pendingSupervisor{r: r, name: name, pid: cmd.Process.Pid, gate: gateW, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		close(p.exited)
@@ -80,7 +73,8 @@ func (r *Registry) launchSupervisor(name string, lock *Lock, exe string) (*pendi
 	return p, nil
 }
 
-// proceed opens the gate and waits until the record leaves Starting.
+// proceed opens the gate and waits until the record leaves Starting: the
+// agent's command started, or it ended or failed first.
 func (p *pendingSupervisor) proceed(ctx context.Context) (Record, error) {
 	_, err := p.gate.Write([]byte("go\n"))
 	p.gate.Close()

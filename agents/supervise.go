@@ -53,20 +53,19 @@ func (r *Registry) Supervise(ctx context.Context, name string, lock *Lock, o Sup
 	if err != nil {
 		return err
 	}
-	// without a setup command the agent is running from here on: one
-	// record write (each is an atomic, synced replace) instead of two
+	// spawn and resume name this supervisor in the record they write
+	// before the gate opens; the next write says the agent is running
+	// (each write is an atomic, synced replace)
+	if rec.PID != os.Getpid() {
+		rec, err = r.Update(name, func(rec *Record) {
+			rec.State, rec.PID, rec.Started, rec.Exit, rec.Error = Starting, os.Getpid(), time.Now().UTC(), nil, ""
+			rec.Ended = time.Time{}
+		})
+		if err != nil {
+			return err
+		}
+	}
 	setup, serr := s.setupCommand(folder.Folder{Root: rec.Worktree})
-	state := Starting
-	if setup == "" && serr == nil {
-		state = Running
-	}
-	rec, err = r.Update(name, func(rec *Record) {
-		rec.State, rec.PID, rec.Started, rec.Exit, rec.Error = state, os.Getpid(), time.Now().UTC(), nil, ""
-		rec.Ended = time.Time{}
-	})
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(s.log, "sandbox: agent %s: supervisor %d started %s\n", name, rec.PID, rec.Started.Format(time.RFC3339))
 	res, err := s.run(ctx, rec, setup, serr)
 	if rec.CI {
@@ -79,6 +78,22 @@ func (r *Registry) Supervise(ctx context.Context, name string, lock *Lock, o Sup
 	return s.finish(ctx, res, err)
 }
 
+// StartAhead starts the jail's init of the agent's first run (the setup's,
+// or the agent's) while spawn makes its worktree: the worktree gets MAIN's
+// accepted policy, and so that run's limits. A run of another kind ends
+// it unused; end ends it if no run took it (the spawn failed).
+func (r *Registry) StartAhead(st *userstate.State) (end func()) {
+	end = func() { launcher.KeepSpares(false) }
+	eng, _, err := store.Load(r.Main, st, nil)
+	if err != nil {
+		return end
+	}
+	if lim, err := launcher.PolicyLimits(eng, launcher.Limits{}); err == nil {
+		launcher.StartAhead(launcher.Options{Limits: lim})
+	}
+	return end
+}
+
 // run runs the policy's setup command (setupCommand's answer) and then
 // the agent.
 func (s *supervisor) run(ctx context.Context, rec Record, setup string, setupErr error) (launcher.Result, error) {
@@ -87,7 +102,7 @@ func (s *supervisor) run(ctx context.Context, rec Record, setup string, setupErr
 	}
 	if setup != "" {
 		fmt.Fprintf(s.log, "sandbox: setup (agents.setup of the policy), in the agent's jail: %s\n", setup)
-		res, err := s.jailRun(ctx, rec, []string{"/bin/sh", "-c", setup}, "", stdio{out: s.log})
+		res, err := s.jailRun(ctx, rec, []string{"/bin/sh", "-c", setup}, "", stdio{out: s.log}, nil)
 		if err != nil {
 			return res, fmt.Errorf("setup: %w", err)
 		}
@@ -95,16 +110,19 @@ func (s *supervisor) run(ctx context.Context, rec Record, setup string, setupErr
 			return res, fmt.Errorf("setup %q exited %d", setup, res.Code)
 		}
 	}
-	if rec.State != Running {
-		if _, err := s.r.Update(s.name, func(rec *Record) { rec.State = Running }); err != nil {
-			return launcher.Result{}, err
-		}
-	}
 	fmt.Fprintf(s.log, "sandbox: agent %s: %q\n", s.name, rec.Argv)
 	if rec.Headless {
-		return s.jailRun(ctx, rec, rec.Argv, profile(rec.Agent), stdio{out: s.log})
+		return s.jailRun(ctx, rec, rec.Argv, profile(rec.Agent), stdio{out: s.log}, s.running)
 	}
 	return s.interactive(ctx, rec) // term_unix.go
+}
+
+// running records that the agent's command has started (its spawn waits
+// for that, then looks at MAIN beside it, not beside the jail's start).
+func (s *supervisor) running() {
+	if _, err := s.r.Update(s.name, func(rec *Record) { rec.State = Running }); err != nil {
+		fmt.Fprintf(s.log, "sandbox: agent %s: recording that it runs: %v\n", s.name, err)
+	}
 }
 
 // setupCommand reads agents.setup from the worktree's accepted policy
@@ -159,7 +177,7 @@ type stdio struct {
 // jailRun is `sandbox run` in-process: the worktree's bus (shims, proxy
 // decisions, withdrawals) served while argv runs in a jail whose folder
 // is the worktree, with the policy's limits.
-func (s *supervisor) jailRun(ctx context.Context, rec Record, argv []string, agent string, io stdio) (launcher.Result, error) {
+func (s *supervisor) jailRun(ctx context.Context, rec Record, argv []string, agent string, io stdio, started func()) (launcher.Result, error) {
 	wt := folder.Folder{Root: rec.Worktree}
 	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Agent: agent, CI: rec.CI, Logger: s.o.Logger})
 	if err != nil {
@@ -170,6 +188,7 @@ func (s *supervisor) jailRun(ctx context.Context, rec Record, argv []string, age
 		Folder: wt, Argv: argv, Agent: agent, StateDir: s.o.State.Dir,
 		Stdin: io.in, Stdout: io.out, Stderr: io.out, Logger: s.o.Logger,
 		ForwardSignals: io.in != nil, // the terminal's SIGWINCH (term_unix.go)
+		Started:        started,
 	}
 	for _, name := range rec.AllowDegraded {
 		l, err := launcher.ParseLayer(name)

@@ -64,7 +64,7 @@ func (s *supervisor) interactive(ctx context.Context, rec Record) (launcher.Resu
 		defer close(pumped)
 		h.pump(s.log)
 	}()
-	res, err := s.jailRun(ctx, rec, rec.Argv, profile(rec.Agent), stdio{in: tty, out: tty})
+	res, err := s.jailRun(ctx, rec, rec.Argv, profile(rec.Agent), stdio{in: tty, out: tty}, s.running)
 	tty.Close() // the jail's copies are gone with it: the pump reads EOF (EIO)
 	select {
 	case <-pumped:

@@ -14,7 +14,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
-	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
 )
 
@@ -209,9 +208,9 @@ func runAgentsSupervise(ctx context.Context, opts *agentsOptions, args []string)
 		return err
 	}
 	// started ahead by spawn: what does not need the agent's record or
-	// worktree is done while spawn makes them (the jail's probe), then it
-	// waits for the word
-	launcher.Probe()
+	// worktree is done while spawn makes them (the jail's init started),
+	// then it waits for the word
+	defer r.StartAhead(st)()
 	if err := fleet.AwaitGate(); errors.Is(err, fleet.ErrSpawnAborted) {
 		return nil // the spawn failed and said why; nothing was recorded
 	} else if err != nil {
