@@ -32,7 +32,9 @@ func WriteCache(dir string, p *policy.Policy) error {
 	if old, err := os.ReadFile(CachePath(dir)); err == nil && string(old) == string(data) {
 		return nil
 	}
-	if err := atomicfile.WriteFile(CachePath(dir), data, 0o644); err != nil {
+	// derived from the accepted policy, and written again by the next run
+	// when missing or stale: no sync (a bad cache makes the shims escalate)
+	if err := atomicfile.Replace(CachePath(dir), data, 0o644); err != nil {
 		return fmt.Errorf("shim policy cache: %w", err)
 	}
 	return nil

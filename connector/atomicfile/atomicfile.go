@@ -19,7 +19,20 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // WriteFileVia stages data in stagingDir (which must be on the same file
 // system as path) and renames it to path. An existing path is replaced; a
 // symlink at path is replaced, never followed.
-func WriteFileVia(stagingDir, path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileVia(stagingDir, path string, data []byte, perm os.FileMode) error {
+	return write(stagingDir, path, data, perm, true)
+}
+
+// Replace is WriteFile without the syncs, for a file derived from others
+// that its writer makes again when it is missing or differs (a cache): a
+// reader still never sees it partial, but after a crash it may be empty.
+// A sync right after a large write elsewhere on the file system (a git
+// checkout) waits for that write's journal commit.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	return write(filepath.Dir(path), path, data, perm, false)
+}
+
+func write(stagingDir, path string, data []byte, perm os.FileMode, sync bool) (err error) {
 	f, err := os.CreateTemp(stagingDir, ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("atomic write %s: %w", path, err)
@@ -37,14 +50,19 @@ func WriteFileVia(stagingDir, path string, data []byte, perm os.FileMode) (err e
 	if err = f.Chmod(perm); err != nil && runtime.GOOS != "windows" {
 		return fmt.Errorf("atomic write %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("atomic write %s: %w", path, err)
+	if sync {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("atomic write %s: %w", path, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("atomic write %s: %w", path, err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("atomic write %s: %w", path, err)
+	}
+	if !sync {
+		return nil
 	}
 	return SyncDir(filepath.Dir(path))
 }

@@ -7,11 +7,21 @@ import (
 	"testing"
 )
 
+// writers are the two ways to replace a file, which differ only in their
+// syncs.
+var writers = map[string]func(string, []byte, os.FileMode) error{"WriteFile": WriteFile, "Replace": Replace}
+
 func TestWriteFileReplacesAndLeavesNothing(t *testing.T) {
+	for name, write := range writers {
+		t.Run(name, func(t *testing.T) { testReplacesAndLeavesNothing(t, write) })
+	}
+}
+
+func testReplacesAndLeavesNothing(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	for _, content := range []string{"one", "two, longer"} {
-		if err := WriteFile(p, []byte(content), 0o640); err != nil {
+		if err := write(p, []byte(content), 0o640); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(p)
@@ -32,6 +42,12 @@ func TestWriteFileReplacesSymlinkWithoutFollowing(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks need privileges on Windows")
 	}
+	for name, write := range writers {
+		t.Run(name, func(t *testing.T) { testReplacesSymlink(t, write) })
+	}
+}
+
+func testReplacesSymlink(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "target")
 	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
@@ -41,7 +57,7 @@ func TestWriteFileReplacesSymlinkWithoutFollowing(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+	if err := write(link, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "keep" {
