@@ -127,6 +127,7 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 		Name: o.Name, Agent: agent, Argv: argv, Headless: o.Headless, Task: o.Task,
 		Branch: "sandbox/" + o.Name, BaseRef: baseRef, Worktree: r.Worktree(o.Name),
 		State: Starting, Created: time.Now().UTC(), AllowDegraded: o.AllowDegraded, CI: o.CI,
+		PID: sup.pid, Started: time.Now().UTC(),
 	}
 	t0 := time.Now()
 	err = r.makeTree(ctx, &sp, policy, o.State)
@@ -144,11 +145,6 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 	}
 	for _, s := range sp.Copied.Skipped {
 		say(o.Out, "not copied: %s", s)
-	}
-	sp.PID, sp.Started = sup.pid, time.Now().UTC()
-	if err := r.Put(sp.Record); err != nil {
-		r.unmakeTree(sp.Record)
-		return sp, err
 	}
 	t1 := time.Now()
 	started = true
@@ -179,22 +175,36 @@ func (r *Registry) checkFree(ctx context.Context, name string) error {
 }
 
 // makeTree adds the worktree from sp.BaseRef, sets sp.Base to the commit
-// it holds, copies the included files and gives it its own bus with
-// MAIN's accepted policy, accepted for it. What needs no checked-out
-// file runs beside the checkout: the base's resolution and the
-// acceptance (per-user state, keyed by the worktree's path).
-func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st *userstate.State) error {
+// it holds and records the agent, copies the included files and gives
+// the worktree its own bus with MAIN's accepted policy, accepted for it.
+// What needs no checked-out file runs beside the checkout: the base's
+// resolution and the record, the acceptance (per-user state, keyed by
+// the worktree's path); each synced write after the checkout would wait
+// for the checkout's journal commit.
+func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st *userstate.State) (err error) {
 	if err := os.MkdirAll(r.WorktreesDir(), 0o755); err != nil {
 		return err
 	}
 	wt := folder.Folder{Root: sp.Worktree}
-	var baseErr, acceptErr error
+	var base string
+	var baseErr, putErr, acceptErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { _, baseErr = resolveBase(ctx, r.Main.Root, sp.BaseRef) })
+	wg.Go(func() {
+		if base, baseErr = resolveBase(ctx, r.Main.Root, sp.BaseRef); baseErr == nil {
+			rec := sp.Record
+			rec.Base = base
+			putErr = r.Put(rec)
+		}
+	})
 	wg.Go(func() { acceptErr = store.Accept(wt, st, policy) })
 	_, addErr := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.BaseRef+"^{commit}")
 	wg.Wait()
 	sp.made = addErr == nil
+	defer func() {
+		if err != nil && !sp.made { // else unmakeTree removes it
+			os.Remove(r.RecordPath(sp.Name))
+		}
+	}()
 	switch {
 	case baseErr != nil:
 		return baseErr
@@ -203,12 +213,18 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 			return fmt.Errorf("%s: %w: branch %s is there (`git branch -D %s`, or pick another name)", sp.Name, ErrExists, sp.Branch, sp.Branch)
 		}
 		return addErr
+	case putErr != nil:
+		return putErr
 	case acceptErr != nil:
 		return acceptErr
 	}
-	var err error
 	if sp.Base, err = checkedOut(ctx, sp.Worktree, sp.Branch); err != nil {
 		return err
+	}
+	if sp.Base != base { // MAIN's ref moved in between: the record says what the agent got
+		if err := r.Put(sp.Record); err != nil {
+			return err
+		}
 	}
 	if sp.Copied, err = copyIncluded(ctx, r.Main.Root, sp.Worktree); err != nil {
 		return err
