@@ -83,7 +83,7 @@ type run struct {
 	report Report
 	log    *slog.Logger
 	global *globalCopy // the agent's per-run config copy (agentfs.go), nil without one
-	views  string      // the per-run dir of the settings view (hookview.go), "" without one
+	views  []string    // the per-run dirs of the jail's views (hookview.go, gitexclude.go)
 }
 
 func newRun(o *Options) *run {
@@ -109,8 +109,8 @@ func (r *run) run(ctx context.Context) (ExitStatus, error) {
 	}
 	defer r.mergeGlobal()
 	defer func() {
-		if r.views != "" {
-			os.RemoveAll(r.views)
+		for _, dir := range r.views {
+			os.RemoveAll(dir)
 		}
 	}()
 	enf := r.enforce()
@@ -252,13 +252,19 @@ func (r *run) complete(s *Spec, port int) error {
 	}
 	s.Env = jailEnv(baseEnv(r.o), r.o, port, s.Enforce.NetNS)
 	s.FS = buildFS(r.o, s.Enforce.MountNS, r.global)
-	if s.Enforce.MountNS && r.views == "" {
-		sub, dir, ok, err := hookView(r.o.Folder.Root, r.o.StateDir)
-		if err != nil {
-			return err
-		}
-		if ok {
-			s.FS.Substitutes, r.views = append(s.FS.Substitutes, sub), dir
+	if s.Enforce.MountNS && r.views == nil {
+		r.views = []string{}
+		for _, view := range []func(root, stateDir string) (jailspec.Substitute, string, bool, error){hookView, excludeView} {
+			sub, dir, ok, err := view(r.o.Folder.Root, r.o.StateDir)
+			if err != nil {
+				return err
+			}
+			if ok {
+				s.FS.Substitutes = append(s.FS.Substitutes, sub)
+			}
+			if dir != "" {
+				r.views = append(r.views, dir)
+			}
 		}
 	}
 	if s.Enforce.NetNS {
