@@ -68,7 +68,9 @@ func (s supCtl) sendJSONFiles(typ byte, v any, files []*os.File) error {
 
 // recv reads one message and any file descriptor passed with it.
 func (s supCtl) recv(timeout time.Duration) (typ byte, payload []byte, fd int, err error) {
-	_ = s.c.SetReadDeadline(time.Now().Add(timeout))
+	if timeout >= 0 { // below 0: the deadline set before
+		_ = s.c.SetReadDeadline(time.Now().Add(timeout))
+	}
 	buf, oob := make([]byte, jailinit.MaxInitMsg), make([]byte, unix.CmsgSpace(4))
 	n, oobn, flags, _, err := s.c.ReadMsgUnix(buf, oob)
 	if err != nil {

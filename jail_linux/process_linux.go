@@ -29,6 +29,12 @@ type process struct {
 	pins *pins     // released once the jail is empty
 	// refill starts the Jail's next spare init once this jail is gone
 	refill func()
+	// ended is Spec.Ended; report is the init's report of the command's
+	// end once read (reported: whether one was read and decoded)
+	ended    func(jailspec.ExitStatus)
+	report   jailspec.ExitStatus
+	reported bool
+	readEnd  bool
 
 	waitOnce sync.Once
 	status   jailspec.ExitStatus
@@ -36,7 +42,8 @@ type process struct {
 }
 
 func newProcess(s *starter) *process {
-	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, fwd: s.fwd, log: s.log, outs: s.outs, pins: s.pins, refill: s.refill}
+	return &process{cmd: s.cmd, cg: s.cg, ctl: s.ctl, ln: s.ln, fwd: s.fwd, log: s.log, outs: s.outs, pins: s.pins,
+		refill: s.refill, ended: s.spec.Ended}
 }
 
 func (p *process) Pid() int                    { return p.cmd.Process.Pid }
@@ -74,7 +81,25 @@ func (p *process) wait(ctx context.Context) (jailspec.ExitStatus, error) {
 		case <-done:
 		}
 	}()
-	werr := p.cmd.Wait()
+	var werr error
+	if p.ended == nil {
+		werr = p.cmd.Wait()
+	} else {
+		// the report comes before the init exits; once it has exited, the
+		// report is there at once or never (its end of the socket may be
+		// held open elsewhere)
+		waited := make(chan error, 1)
+		_ = p.ctl.c.SetReadDeadline(time.Time{})
+		go func() {
+			err := p.cmd.Wait()
+			_ = p.ctl.c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+			waited <- err
+		}()
+		if st, ok := p.awaitEnd(); ok {
+			p.ended(st)
+		}
+		werr = <-waited
+	}
 	close(done)
 	st := p.exitStatus(werr)
 	p.log.Debug("jail command ended", "code", st.Code)
@@ -109,16 +134,42 @@ func (p *process) exitStatus(werr error) jailspec.ExitStatus {
 	return st
 }
 
+// awaitEnd reads the init's report of the command's end as soon as it is
+// sent, before the init exits; ok when the init says nothing of the jail
+// runs any more (jailinit.Emptied). The status has the cgroup's events.
+func (p *process) awaitEnd() (jailspec.ExitStatus, bool) {
+	m, ok := p.readReport(-1)
+	if !ok || !m.Alone {
+		return jailspec.ExitStatus{}, false
+	}
+	st := jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}
+	if p.cg != nil {
+		st.OOMKilled, st.PidsLimit = p.cg.events()
+	}
+	return st, true
+}
+
+// readReport reads the init's exit report once (a timeout below 0 keeps
+// the socket's deadline as it is).
+func (p *process) readReport(timeout time.Duration) (jailinit.ExitMsg, bool) {
+	if !p.readEnd {
+		p.readEnd = true
+		typ, payload, _, err := p.ctl.recv(timeout)
+		if err == nil && typ == msgExit {
+			m, ok := jailinit.DecodeExit(payload)
+			p.report, p.reported = jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}, ok
+			return m, ok
+		}
+	}
+	return jailinit.ExitMsg{Code: p.report.Code, Signal: p.report.Signal}, false
+}
+
 // reportedExit is the init's report of the command's end; ok is false
 // when there is none or it cannot be read (then the init's own status
 // counts, never a zero "success").
 func (p *process) reportedExit() (jailspec.ExitStatus, bool) {
-	typ, payload, _, err := p.ctl.recv(50 * time.Millisecond)
-	if err != nil || typ != msgExit {
-		return jailspec.ExitStatus{}, false
-	}
-	m, ok := jailinit.DecodeExit(payload)
-	return jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}, ok
+	p.readReport(50 * time.Millisecond)
+	return p.report, p.reported
 }
 
 // initStatus is the init's own status, after it was reaped.

@@ -92,6 +92,11 @@ type Options struct {
 	// Started, when set, is called once the command has started in its
 	// jail (not when the jail failed to start).
 	Started func()
+	// Ended, when set, is called as soon as the command has ended and
+	// nothing of the jail runs any more, before the jail's teardown,
+	// which Run still waits for (jailspec.Spec.Ended; not called where
+	// the jail cannot tell).
+	Ended func(ExitStatus)
 
 	// Logger receives debug and proxy decisions; nil discards.
 	Logger *slog.Logger

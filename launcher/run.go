@@ -221,7 +221,7 @@ func (r *run) spec(enf jailspec.Enforce, port int) (*Spec, error) {
 	s := &Spec{
 		Argv: o.Argv, Direct: o.Direct, Dir: dir,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
-		Net: jailspec.Net{ProxyPort: port}, Limits: o.Limits, Enforce: enf, Logger: r.log,
+		Net: jailspec.Net{ProxyPort: port}, Limits: o.Limits, Enforce: enf, Logger: r.log, Ended: o.Ended,
 		Complete: func(s *Spec) error { return r.complete(s, port) },
 	}
 	if late, ok := r.jail.(interface{ CompletesSpecLate() bool }); !ok || !late.CompletesSpecLate() {

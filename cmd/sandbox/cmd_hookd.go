@@ -344,9 +344,17 @@ func (s *hookdServer) serveRun(ctx context.Context, c *net.TCPConn) {
 		cancel()
 	}()
 	var cwd string
+	var answered sync.Once
+	sent := -1
+	answer := func(code int) {
+		answered.Do(func() {
+			sent = code
+			hookd.WriteAnswer(c, code, cwd)
+		})
+	}
 	opts := &runOptions{quiet: true, sharedTmp: true, argv: []string{"bash", "-c", q.Script},
 		stdout: stdout, stderr: stderr,
-		served: &servedRun{wd: q.Dir, env: q.Env, cwd: func(dir string) { cwd = dir }}}
+		served: &servedRun{wd: q.Dir, env: q.Env, cwd: func(dir string) { cwd = dir }, answer: answer}}
 	opts.dir.dir = q.Root
 	if st, err := userstate.Open(false); err == nil {
 		if p, err := st.ReadJailProbe(); err == nil {
@@ -363,8 +371,9 @@ func (s *hookdServer) serveRun(ctx context.Context, c *net.TCPConn) {
 			code = exitNotRun
 		}
 	}
-	s.log.Info("hookd: ran", "pid", q.PID, "dir", q.Dir, "code", code)
-	hookd.WriteAnswer(c, code, cwd)
+	answer(code) // unless answered at the command's end
+	s.log.Info("hookd: ran", "pid", q.PID, "dir", q.Dir, "code", sent)
+
 }
 
 // servedRun is what a served run takes from its client instead of from
@@ -373,6 +382,10 @@ type servedRun struct {
 	wd  string           // the shell's directory
 	env []string         // the shell's exported variables
 	cwd func(dir string) // receives the directory the command's shell ended in
+	// answer, when set, answers the client as soon as the command has
+	// ended and nothing of the jail runs any more (after cwd), before the
+	// jail's teardown; the run goes on to its end
+	answer func(code int)
 }
 
 // dir is the jail's working directory: the shell's, when it lies in the

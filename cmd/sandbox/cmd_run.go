@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sandbox-dev/sandbox/connector/hookd"
 	"github.com/sandbox-dev/sandbox/connector/policy"
@@ -75,6 +76,7 @@ func newRunCmd() *cobra.Command {
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
+	var ended atomic.Bool // lo.Ended was called
 	lo, err := opts.launcherOptions()
 	if err != nil {
 		return err
@@ -87,6 +89,16 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 		lo.Stdin = cr.jail
 		defer cr.finish()
+		if answer := opts.served.answer; answer != nil {
+			// the client learns the end as soon as nothing of the jail
+			// runs any more; the teardown goes on after its answer
+			lo.Ended = func(st launcher.ExitStatus) {
+				ended.Store(true)
+				limitsHit(opts.stderr, st.OOMKilled, st.PidsLimit)
+				cr.finish()
+				answer(st.Code)
+			}
+		}
 	case opts.cwdFD != 0:
 		cr, err := openCwdReport(opts.cwdFD)
 		if err != nil {
@@ -120,10 +132,8 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return &exitError{code: coded.ExitCode(), msg: err.Error()}
 	case err != nil:
 		return err
-	case res.OOMKilled:
-		fmt.Fprintln(opts.stderr, "sandbox: the jail hit its memory limit (OOM kill)")
-	case res.PidsLimit:
-		fmt.Fprintln(opts.stderr, "sandbox: the jail hit its process limit")
+	case !ended.Load():
+		limitsHit(opts.stderr, res.OOMKilled, res.PidsLimit)
 	}
 	if res.Code != 0 {
 		return exitWith(res.Code)
@@ -132,6 +142,16 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return &exitError{code: exitCIDenied, msg: "--fail-on-deny: an escalation was denied (see the CI summary)"}
 	}
 	return nil
+}
+
+// limitsHit says when the jail hit its memory or process limit.
+func limitsHit(w io.Writer, oom, pids bool) {
+	switch {
+	case oom:
+		fmt.Fprintln(w, "sandbox: the jail hit its memory limit (OOM kill)")
+	case pids:
+		fmt.Fprintln(w, "sandbox: the jail hit its process limit")
+	}
 }
 
 func (o *runOptions) launcherOptions() (launcher.Options, error) {

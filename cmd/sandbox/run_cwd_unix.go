@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -22,10 +23,11 @@ const maxCwdReport = 4096
 // descriptor, which the jail never holds (it is close-on-exec from the
 // start). Nothing in the project is written for it.
 type cwdReport struct {
-	out   func(dir string) // where the final directory goes
-	jail  *os.File         // the jail's stdin
-	done  chan []byte
-	close func()
+	out      func(dir string) // where the final directory goes
+	jail     *os.File         // the jail's stdin
+	done     chan []byte
+	close    func()
+	finished sync.Once
 }
 
 // openCwdReport prepares the report to descriptor fd.
@@ -88,16 +90,19 @@ func drain(f *os.File) []byte {
 	}
 }
 
-// finish reports the final directory once the jail has ended.
+// finish reports the final directory once nothing of the jail runs any
+// more (the end of every copy of the jail's stdin); once.
 func (r *cwdReport) finish() {
-	r.jail.Close()
-	data := <-r.done
-	r.close()
-	dir, ok := lastDir(data)
-	if !ok {
-		dir = ""
-	}
-	r.out(dir)
+	r.finished.Do(func() {
+		r.jail.Close()
+		data := <-r.done
+		r.close()
+		dir, ok := lastDir(data)
+		if !ok {
+			dir = ""
+		}
+		r.out(dir)
+	})
 }
 
 // lastDir is the last line of data when it names an existing directory

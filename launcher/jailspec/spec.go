@@ -36,6 +36,13 @@ type Spec struct {
 
 	// Logger receives debug lines about the set-up; nil discards them.
 	Logger *slog.Logger
+	// Ended, when set, is called once the command has ended and nothing
+	// of the jail runs any more but its init, which holds none of the
+	// command's streams: before the jail's teardown (the init's exit, the
+	// cgroup, the pins), which Process.Wait still waits for. It is not
+	// called when the jail cannot tell (no pid namespace of its own) or
+	// its init died first.
+	Ended func(ExitStatus)
 
 	// Complete, when set, finishes the spec (Env, FS) and is called by a
 	// jail that starts its init first and configures it afterwards, so

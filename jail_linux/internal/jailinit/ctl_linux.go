@@ -48,19 +48,31 @@ type ErrorMsg struct {
 type ExitMsg struct {
 	Code   int
 	Signal int
+	// Alone: nothing of the jail runs any more but its init, which holds
+	// none of the command's streams (Emptied).
+	Alone bool
 }
 
-// Encode spells the exit message as two decimal numbers, "CODE SIGNAL",
-// not JSON: the supervisor decodes it at the end of every run, where
-// encoding/json's first use in the process cost about 0.3 ms.
-func (m ExitMsg) Encode() []byte { return fmt.Appendf(nil, "%d %d", m.Code, m.Signal) }
+// Encode spells the exit message as three decimal numbers, "CODE SIGNAL
+// ALONE", not JSON: the supervisor decodes it at the end of every run,
+// where encoding/json's first use in the process cost about 0.3 ms.
+func (m ExitMsg) Encode() []byte {
+	alone := 0
+	if m.Alone {
+		alone = 1
+	}
+	return fmt.Appendf(nil, "%d %d %d", m.Code, m.Signal, alone)
+}
 
 // DecodeExit reads what Encode wrote.
 func DecodeExit(b []byte) (ExitMsg, bool) {
-	c, s, ok := strings.Cut(string(b), " ")
-	code, err1 := strconv.Atoi(c)
-	sig, err2 := strconv.Atoi(s)
-	return ExitMsg{Code: code, Signal: sig}, ok && err1 == nil && err2 == nil
+	f := strings.Split(string(b), " ")
+	if len(f) != 3 || f[2] != "0" && f[2] != "1" {
+		return ExitMsg{}, false
+	}
+	code, err1 := strconv.Atoi(f[0])
+	sig, err2 := strconv.Atoi(f[1])
+	return ExitMsg{Code: code, Signal: sig, Alone: f[2] == "1"}, err1 == nil && err2 == nil
 }
 
 // CapMsg keeps an error message well under the supervisor's MaxInitMsg.

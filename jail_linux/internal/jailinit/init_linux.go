@@ -76,8 +76,47 @@ func Main() int {
 	go forward(sigs, pid)
 	go resident.ReleaseAfter(context.Background(), Settled) // the init ends with the command
 	st := reap(pid)
+	st.Alone = Emptied()
 	_ = ctl.Send(MsgExit, st.Encode(), -1)
 	return st.Code
+}
+
+// Emptied ends what the command left in the jail, when the init is pid 1
+// of the jail's pid namespace (what its exit would do anyway): it kills
+// every other process there, reaps them all (orphans come to pid 1, the
+// children of a dying process before it can be reaped), and lets go of
+// the command's standard streams. It reports whether it did: then the
+// supervisor can tell the command's end to whoever waits for it while
+// the init's own exit (the namespaces' teardown) goes on. Without a pid
+// namespace of its own (a degraded jail) it does nothing: a kill of -1
+// would reach every process of the user's.
+func Emptied() bool {
+	if unix.Getpid() != 1 {
+		return false
+	}
+	if err := unix.Kill(-1, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
+		return false
+	}
+	for {
+		_, err := unix.Wait4(-1, nil, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if !errors.Is(err, unix.ECHILD) {
+			if err != nil {
+				return false
+			}
+			continue
+		}
+		break
+	}
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	for fd := range 3 {
+		if err != nil || unix.Dup3(null, fd, 0) != nil {
+			unix.Close(fd)
+		}
+	}
+	return true
 }
 
 func setupAndStart(ctl Ctl, caught <-chan struct{}) (pid, code int, err error) {
