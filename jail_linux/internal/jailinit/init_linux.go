@@ -65,6 +65,7 @@ func Main() int {
 	// (initsig); it is done before the restrictions and the command
 	// (setupAndStart waits for it)
 	sigs, caught := initsig.Started()
+	warmDecoder()
 	pid, code, err := setupAndStart(ctl, caught)
 	if err != nil {
 		if ctl.sendJSON(MsgError, ErrorMsg{Code: code, Msg: CapMsg(err.Error())}) != nil {
@@ -117,6 +118,16 @@ func Emptied() bool {
 		}
 	}
 	return true
+}
+
+// warmDecoder has encoding/json learn Config's fields while the init waits
+// for it (long, for an init started ahead; while the supervisor completes
+// the spec, for one started with its run): the first decoding of a type
+// in a process costs far more than the next, and the config's decoding is
+// on the run's path.
+func warmDecoder() {
+	var c Config
+	_ = json.Unmarshal([]byte(`{"argv":[""],"env":[""],"forward":[0],"substitutes":[{"Path":"","Source":""}],"landlock":false}`), &c)
 }
 
 func setupAndStart(ctl Ctl, caught <-chan struct{}) (pid, code int, err error) {
