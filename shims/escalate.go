@@ -61,6 +61,11 @@ func (s *site) submit(req *queue.Request, call []string) int {
 	req.ID = queue.NewID()
 	release := holdAlive(alivePath(s.folder, req.ID)) // before the request is visible
 	defer release()
+	// caught before the request is visible: a Ctrl-C as soon as it shows
+	// withdraws it, instead of killing the shim with its request pending
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	id, err := q.SubmitDirect(context.Background(), req)
 	if err != nil {
 		return refuse("`%s` needs approval, but the request could not be made: %v", show(call), err)
@@ -71,17 +76,14 @@ func (s *site) submit(req *queue.Request, call []string) int {
 			fmt.Fprintf(os.Stderr, "sandbox: %s\n", s.folder.HowToApprove())
 		}
 	}
-	return s.follow(q, id, call)
+	return s.follow(q, id, call, sigs)
 }
 
 // follow waits for id's result, streaming its output, and maps the
-// result to an exit code.
-func (s *site) follow(q *queue.Queue, id string, call []string) int {
+// result to an exit code; a signal on sigs withdraws the request.
+func (s *site) follow(q *queue.Queue, id string, call []string, sigs <-chan os.Signal) int {
 	ctx, cancel := context.WithTimeout(context.Background(), MaxWait)
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	var got os.Signal
 	go func() {
 		select {
