@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -16,11 +17,13 @@ type transcript struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 	ch  chan struct{}
+	eof chan struct{} // closed when the output has ended
 }
 
 func newTranscript(r io.Reader) *transcript {
-	tr := &transcript{ch: make(chan struct{}, 1)}
+	tr := &transcript{ch: make(chan struct{}, 1), eof: make(chan struct{})}
 	go func() {
+		defer close(tr.eof)
 		br := bufio.NewReader(r)
 		for {
 			b, err := br.ReadByte()
@@ -45,6 +48,17 @@ func (tr *transcript) String() string {
 	return tr.buf.String()
 }
 
+// drained waits (bounded) until the output has ended: once the process
+// has exited, what it wrote last is then in the transcript.
+func (tr *transcript) drained(t *testing.T) {
+	t.Helper()
+	select {
+	case <-tr.eof:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the output did not end:\n%s", tr.String())
+	}
+}
+
 // waitFor waits (bounded) until the transcript holds want n times.
 func (tr *transcript) waitFor(t *testing.T, want string, n int) {
 	t.Helper()
@@ -61,9 +75,18 @@ func (tr *transcript) waitFor(t *testing.T, want string, n int) {
 // started runs cmd with its output collected.
 func started(t *testing.T, cmd *exec.Cmd) (*transcript, *transcript) {
 	t.Helper()
-	out, _ := cmd.StdoutPipe()
-	errp, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
+	// pipes of our own, not StdoutPipe's: Wait closes those as soon as
+	// the process has exited, and what it wrote last could be lost
+	out, outW, err1 := os.Pipe()
+	errp, errW, err2 := os.Pipe()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err := cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

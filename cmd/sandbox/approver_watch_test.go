@@ -33,7 +33,13 @@ func startRequest(t *testing.T, root, session string, stdin string, args ...stri
 	if m == nil {
 		t.Fatalf("no request id in %q", errt.String())
 	}
-	return &agentRequest{id: m[1], out: out, err: errt, wait: func() int { return exitOf(t, cmd) }, proc: cmd.Process}
+	wait := func() int {
+		code := exitOf(t, cmd)
+		out.drained(t)
+		errt.drained(t)
+		return code
+	}
+	return &agentRequest{id: m[1], out: out, err: errt, wait: wait, proc: cmd.Process}
 }
 
 // plainWatch starts sandbox watch --plain on root with a pipe for input.
