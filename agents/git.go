@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/sandbox-dev/sandbox/connector/gitworktree"
 )
 
 // gitSafe are the options every git command of ours runs with: no hook
@@ -97,37 +99,20 @@ func checkedOut(ctx context.Context, worktree, branch string) (string, error) {
 }
 
 // looseRef reads ref from the common git dir of worktree, a linked
-// worktree ("gitdir: DIR" in its .git file, DIR/commondir relative to
-// DIR); ok only for a well-formed object id.
+// worktree (gitworktree.Find, which checks its gitfile and commondir); ok
+// only for a well-formed object id.
 func looseRef(worktree, ref string) (string, bool) {
-	dotgit, err := os.ReadFile(filepath.Join(worktree, ".git"))
+	w, err := gitworktree.Find(worktree)
 	if err != nil {
 		return "", false
 	}
-	gitdir, found := strings.CutPrefix(strings.TrimSpace(string(dotgit)), "gitdir: ")
-	if !found || !filepath.IsAbs(gitdir) {
-		return "", false
-	}
-	common, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
-	if err != nil {
-		return "", false
-	}
-	cdir := strings.TrimSpace(string(common))
-	if !filepath.IsAbs(cdir) {
-		cdir = filepath.Join(gitdir, cdir)
-	}
-	b, err := os.ReadFile(filepath.Join(cdir, filepath.FromSlash(ref)))
+	b, err := os.ReadFile(filepath.Join(w.Common, filepath.FromSlash(ref)))
 	if err != nil {
 		return "", false
 	}
 	id := strings.TrimSpace(string(b))
-	if len(id) != 40 && len(id) != 64 {
+	if len(id) != 40 && len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
 		return "", false
-	}
-	for _, c := range id {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return "", false
-		}
 	}
 	return id, true
 }

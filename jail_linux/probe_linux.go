@@ -11,6 +11,7 @@ import (
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"github.com/sandbox-dev/sandbox/jail_linux/internal/seccomprules"
+	"github.com/sandbox-dev/sandbox/launcher/jailspec"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,6 +30,12 @@ type facts struct {
 // namespaces reports whether mount, pid and network namespaces can be
 // made: as root directly, otherwise inside a new user namespace.
 func (f *facts) namespaces() bool { return f.euid == 0 || f.userns }
+
+// userNS reports whether a jail with enf's namespaces makes them inside a
+// user namespace of its own (not as root).
+func (f *facts) userNS(enf jailspec.Enforce) bool {
+	return f.euid != 0 && (enf.MountNS || enf.PidNS || enf.NetNS)
+}
 
 func detect() *facts {
 	f := &facts{euid: os.Geteuid(), kernel: kernelRelease()}

@@ -29,12 +29,11 @@ type process struct {
 	pins *pins     // released once the jail is empty
 	// refill starts the Jail's next spare init once this jail is gone
 	refill func()
-	// ended is Spec.Ended; report is the init's report of the command's
-	// end once read (reported: whether one was read and decoded)
-	ended    func(jailspec.ExitStatus)
-	report   jailspec.ExitStatus
-	reported bool
-	readEnd  bool
+	// ended is Spec.Ended; end is the init's report of the command's end
+	// once read (nil: none, or unreadable)
+	ended   func(jailspec.ExitStatus)
+	end     *jailinit.ExitMsg
+	endRead bool
 
 	waitOnce sync.Once
 	status   jailspec.ExitStatus
@@ -138,8 +137,8 @@ func (p *process) exitStatus(werr error) jailspec.ExitStatus {
 // sent, before the init exits; ok when the init says nothing of the jail
 // runs any more (jailinit.Emptied). The status has the cgroup's events.
 func (p *process) awaitEnd() (jailspec.ExitStatus, bool) {
-	m, ok := p.readReport(-1)
-	if !ok || !m.Alone {
+	m := p.readReport(-1)
+	if m == nil || !m.Alone {
 		return jailspec.ExitStatus{}, false
 	}
 	st := jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}
@@ -149,27 +148,29 @@ func (p *process) awaitEnd() (jailspec.ExitStatus, bool) {
 	return st, true
 }
 
-// readReport reads the init's exit report once (a timeout below 0 keeps
-// the socket's deadline as it is).
-func (p *process) readReport(timeout time.Duration) (jailinit.ExitMsg, bool) {
-	if !p.readEnd {
-		p.readEnd = true
+// readReport reads the init's exit report, once (a timeout below 0 keeps
+// the socket's deadline as it is); nil when there is none or it is
+// unreadable.
+func (p *process) readReport(timeout time.Duration) *jailinit.ExitMsg {
+	if !p.endRead {
+		p.endRead = true
 		typ, payload, _, err := p.ctl.recv(timeout)
-		if err == nil && typ == msgExit {
-			m, ok := jailinit.DecodeExit(payload)
-			p.report, p.reported = jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}, ok
-			return m, ok
+		if m, ok := jailinit.DecodeExit(payload); err == nil && typ == msgExit && ok {
+			p.end = &m
 		}
 	}
-	return jailinit.ExitMsg{Code: p.report.Code, Signal: p.report.Signal}, false
+	return p.end
 }
 
 // reportedExit is the init's report of the command's end; ok is false
 // when there is none or it cannot be read (then the init's own status
 // counts, never a zero "success").
 func (p *process) reportedExit() (jailspec.ExitStatus, bool) {
-	p.readReport(50 * time.Millisecond)
-	return p.report, p.reported
+	m := p.readReport(50 * time.Millisecond)
+	if m == nil {
+		return jailspec.ExitStatus{}, false
+	}
+	return jailspec.ExitStatus{Code: m.Code, Signal: m.Signal}, true
 }
 
 // initStatus is the init's own status, after it was reaped.

@@ -44,12 +44,24 @@ func (j *Jail) KeepSpares(on bool) {
 	j.spares.on = on
 	var drop []*starter
 	if !on {
-		for k, s := range j.spares.m {
-			drop = append(drop, s)
-			delete(j.spares.m, k)
-		}
+		drop = j.spares.removeAll()
 	}
 	j.spares.mu.Unlock()
+	abortAll(drop)
+}
+
+// removeAll empties the spares and returns them, to be ended outside the
+// lock (held by the caller).
+func (sp *spares) removeAll() []*starter {
+	var drop []*starter
+	for k, s := range sp.m {
+		drop = append(drop, s)
+		delete(sp.m, k)
+	}
+	return drop
+}
+
+func abortAll(drop []*starter) {
 	for _, s := range drop {
 		s.abort()
 	}
@@ -65,8 +77,7 @@ func (j *Jail) StartAhead(enf jailspec.Enforce, lim jailspec.Limits) {
 	if j.fdsErr != nil {
 		return
 	}
-	userNS := f.euid != 0 && (enf.MountNS || enf.PidNS || enf.NetNS)
-	j.makeSpare(spareKey{enf, lim, userNS}, f, slog.New(slog.DiscardHandler), true)
+	j.makeSpare(spareKey{enf, lim, f.userNS(enf)}, f, slog.New(slog.DiscardHandler), true)
 }
 
 // takeSpare returns the spare made for key, if any, and the function
@@ -82,15 +93,9 @@ func (j *Jail) takeSpare(key spareKey, f *facts, log *slog.Logger) (s *starter, 
 		j.spares.mu.Unlock()
 		return s, func() { go j.makeSpare(key, f, log, false) }
 	}
-	var drop []*starter
-	for k, other := range j.spares.m {
-		drop = append(drop, other)
-		delete(j.spares.m, k)
-	}
+	drop := j.spares.removeAll()
 	j.spares.mu.Unlock()
-	for _, other := range drop {
-		other.abort()
-	}
+	abortAll(drop)
 	return s, nil
 }
 

@@ -46,7 +46,7 @@ type starter struct {
 // step), then lets the launcher complete the spec meanwhile, and only
 // then configures the init.
 func (s *starter) start(ctx context.Context) (p jailspec.Process, err error) {
-	userNS := s.f.euid != 0 && (s.spec.Enforce.MountNS || s.spec.Enforce.PidNS || s.spec.Enforce.NetNS)
+	userNS := s.f.userNS(s.spec.Enforce)
 	if s.spec.Complete == nil {
 		if s.cfg, err = newInitConfig(s.spec, userNS); err != nil {
 			return nil, err
