@@ -38,6 +38,9 @@ type BusOptions struct {
 	// NetWait bounds a connection's wait for a human (DefaultNetWait).
 	NetWait time.Duration
 	Logger  *slog.Logger
+	// Policies, when set, keeps the folder's engine between the runs of a
+	// long-running process (the hook server); nil loads it anew.
+	Policies *store.Memo
 	// NoHookCheckpoints: no agent's hook runs in this jail (connector
 	// mode's one command; its hook ran outside and kept what it needed),
 	// so Serve starts no checkpoint server.
@@ -58,6 +61,7 @@ type Bus struct {
 	names   []string
 	log     *slog.Logger
 	noCkpt  bool // BusOptions.NoHookCheckpoints
+	memo    *store.Memo
 	decider *PolicyDecider
 	ci      *CIApprover // nil unless CI mode
 
@@ -78,7 +82,7 @@ type Bus struct {
 // (through Apply) before it configures the jail, and reports their
 // failure; Serve and Close wait for them too.
 func OpenBus(o BusOptions) (b *Bus, err error) {
-	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger, noCkpt: o.NoHookCheckpoints}
+	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger, noCkpt: o.NoHookCheckpoints, memo: o.Policies}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -140,7 +144,14 @@ func (b *Bus) Policy() *policy.Engine {
 
 // load reads the accepted policy and keeps the shims' cache current.
 func (b *Bus) load() (*policy.Engine, error) {
-	e, warns, err := store.Load(b.f, b.st, b.log)
+	var e *policy.Engine
+	var warns []store.Warning
+	var err error
+	if b.memo != nil {
+		e, warns, err = b.memo.Load(b.f, b.st)
+	} else {
+		e, warns, err = store.Load(b.f, b.st, b.log)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,17 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/fakemodel"
 	"github.com/sandbox-dev/sandbox/connector/hookd"
@@ -86,5 +91,80 @@ func TestClaudeHTTPHooksWorkUnderSandboxRun(t *testing.T) {
 	mustContain(t, "claude's answer", out, `"result":"finished"`)
 	if got := readFile(t, filepath.Join(dir, ".claude", "settings.json")); got != settings {
 		t.Errorf("the settings file changed on the host:\n%s", got)
+	}
+}
+
+// The hook server keeps the folder's engine between calls while the
+// policy's files stay as they were (store.Memo): a policy accepted while
+// it runs decides the very next call, and so does a later one, once the
+// server has kept the new engine.
+func TestHookServerFollowsThePolicyItKeeps(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("claude-http", nil)
+	port := 20000 + int(time.Now().UnixNano()%10000)
+	cmd := exec.Command(sandboxBin, "hookd", "--dir", dir, "--port", strconv.Itoa(port))
+	cmd.Env = e.vars()
+	var logb strings.Builder
+	cmd.Stderr = &logb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	testenv.WaitFor(t, "the hook server", func() bool {
+		resp, err := http.Get(base + "/health")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	})
+	decide := func(script string) string {
+		t.Helper()
+		ev, _ := json.Marshal(preEvent(dir, "Bash", map[string]any{"command": script}))
+		resp, err := http.Post(base+"/hook/claude", "application/json", bytes.NewReader(ev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var a struct {
+			Out struct {
+				Decision string         `json:"permissionDecision"`
+				Updated  map[string]any `json:"updatedInput"`
+			} `json:"hookSpecificOutput"`
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(b, &a); err != nil {
+			t.Fatalf("answer %q: %v", b, err)
+		}
+		if a.Out.Decision == "allow" && a.Out.Updated != nil {
+			return "allow"
+		}
+		return a.Out.Decision + string(b)
+	}
+	for i := range 3 { // the last ones are answered by the kept engine
+		if got := decide("ls -la"); got != "allow" {
+			t.Fatalf("call %d: ls -la: %s, want it allowed (rewritten into the jail)\n%s", i, got, logb.String())
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	pol := readFile(t, filepath.Join(dir, ".sandbox", "policy.yaml"))
+	i := strings.Index(pol, "\n  deny:\n")
+	if i < 0 {
+		t.Fatal("no shell deny list in the default policy")
+	}
+	i += len("\n  deny:\n")
+	pol = pol[:i] + "    - {pattern: \"ls **\", reason: \"no listing today\"}\n" + pol[i:]
+	if err := os.WriteFile(filepath.Join(dir, ".sandbox", "policy.yaml"), []byte(pol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := decide("ls -la"); got != "allow" {
+		t.Fatalf("an edit that is not accepted yet decided: %s", got)
+	}
+	e.mustSandbox("policy", "accept", "--dir", dir, "--yes")
+	for i := range 3 {
+		if got := decide("ls -la"); !strings.HasPrefix(got, "deny") || !strings.Contains(got, "no listing today") {
+			t.Fatalf("call %d after the accept: %s, want the new deny", i, got)
+		}
+		time.Sleep(150 * time.Millisecond)
 	}
 }

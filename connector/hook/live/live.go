@@ -17,6 +17,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook"
 	"github.com/sandbox-dev/sandbox/connector/originals"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
@@ -52,7 +53,10 @@ type Options struct {
 	// State is the per-user state; nil opens the default one
 	// (userstate.Open: $XDG_STATE_HOME, else ~/.local/state).
 	State *userstate.State
-	Log   *slog.Logger
+	// Policies, when set, keeps the folder's engine between the calls of
+	// a long-running process (the hook server); nil loads it anew.
+	Policies *store.Memo
+	Log      *slog.Logger
 }
 
 // Open returns the core for the project that holds cwd.
@@ -93,7 +97,7 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 		return nil, err
 	}
 	if o.Classify {
-		if err := loadPolicy(core, st); err != nil {
+		if err := loadPolicy(core, st, o.Policies); err != nil {
 			return nil, err
 		}
 	}
@@ -112,8 +116,15 @@ func Open(_ context.Context, cwd string, o Options) (*hook.Core, error) {
 // loadPolicy gives core the folder's accepted policy, the policy's hook
 // wait unless the caller set one, and its defer_allow (which a caller's
 // DeferAllow cannot turn off).
-func loadPolicy(core *hook.Core, st *userstate.State) error {
-	eng, warns, err := store.Load(core.Folder, st, core.Logger())
+func loadPolicy(core *hook.Core, st *userstate.State, memo *store.Memo) error {
+	var eng *policy.Engine
+	var warns []store.Warning
+	var err error
+	if memo != nil {
+		eng, warns, err = memo.Load(core.Folder, st)
+	} else {
+		eng, warns, err = store.Load(core.Folder, st, core.Logger())
+	}
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
