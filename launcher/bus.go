@@ -38,9 +38,10 @@ type BusOptions struct {
 	// NetWait bounds a connection's wait for a human (DefaultNetWait).
 	NetWait time.Duration
 	Logger  *slog.Logger
-	// Policies, when set, keeps the folder's engine between the runs of a
-	// long-running process (the hook server); nil loads it anew.
-	Policies *store.Memo
+	// Memo, when set, keeps the folder's engine and what the shims need
+	// between the runs of a long-running process (the hook server); nil
+	// does it all anew.
+	Memo *BusMemo
 	// NoHookCheckpoints: no agent's hook runs in this jail (connector
 	// mode's one command; its hook ran outside and kept what it needed),
 	// so Serve starts no checkpoint server.
@@ -61,7 +62,7 @@ type Bus struct {
 	names   []string
 	log     *slog.Logger
 	noCkpt  bool // BusOptions.NoHookCheckpoints
-	memo    *store.Memo
+	memo    *BusMemo
 	decider *PolicyDecider
 	ci      *CIApprover // nil unless CI mode
 
@@ -82,7 +83,7 @@ type Bus struct {
 // (through Apply) before it configures the jail, and reports their
 // failure; Serve and Close wait for them too.
 func OpenBus(o BusOptions) (b *Bus, err error) {
-	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger, noCkpt: o.NoHookCheckpoints, memo: o.Policies}
+	b = &Bus{f: o.Folder, st: o.State, agent: o.Agent, log: o.Logger, noCkpt: o.NoHookCheckpoints, memo: o.Memo}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -148,7 +149,7 @@ func (b *Bus) load() (*policy.Engine, error) {
 	var warns []store.Warning
 	var err error
 	if b.memo != nil {
-		e, warns, err = b.memo.Load(b.f, b.st)
+		e, warns, err = b.memo.Policies.Load(b.f, b.st)
 	} else {
 		e, warns, err = store.Load(b.f, b.st, b.log)
 	}
@@ -178,9 +179,12 @@ func (b *Bus) refreshCache(e *policy.Engine) {
 	if b.cacheOf == hash && hash != "" {
 		return
 	}
-	if err := shims.WriteCache(b.f.Shims(), p); err != nil {
-		b.log.Warn("shim policy cache", "err", err)
-		return
+	if !b.memo.cacheCurrent(b.f.Shims(), hash) {
+		if err := shims.WriteCache(b.f.Shims(), p); err != nil {
+			b.log.Warn("shim policy cache", "err", err)
+			return
+		}
+		b.memo.cacheWritten(b.f.Shims(), hash)
 	}
 	b.cacheOf = hash
 }
@@ -200,7 +204,14 @@ func (b *Bus) installShims(exe string, e *policy.Engine) error {
 			return fmt.Errorf("shims: %w", err)
 		}
 	}
-	return shims.Install(b.f.Shims(), exe, b.names)
+	if b.memo.linksCurrent(b.f.Shims(), exe, b.names) {
+		return nil
+	}
+	if err := shims.Install(b.f.Shims(), exe, b.names); err != nil {
+		return err
+	}
+	b.memo.linksInstalled(b.f.Shims(), exe, b.names)
+	return nil
 }
 
 // Session is the run's session id, carried by its requests.

@@ -22,7 +22,6 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/hook/live"
 	"github.com/sandbox-dev/sandbox/connector/hookd"
-	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
@@ -92,9 +91,9 @@ type hookdServer struct {
 	runPort int
 	exe     string
 	log     *slog.Logger
-	// policies keeps the folder's engine from one call and run to the
-	// next while its files stay as they were
-	policies *store.Memo
+	// memo keeps the folder's engine (and the shims) from one call and
+	// run to the next while their files stay as they were
+	memo *launcher.BusMemo
 
 	mu       sync.Mutex
 	owners   map[int]bool // agents' pids that started a session here
@@ -130,7 +129,7 @@ func serveHookd(ctx context.Context, o *hookdOptions) error {
 	s := &hookdServer{root: f.Root, runPort: runLn.Addr().(*net.TCPAddr).Port, exe: exe,
 		log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		owners: map[int]bool{}, lastUsed: time.Now()}
-	s.policies = store.NewMemo(s.log)
+	s.memo = launcher.NewBusMemo(s.log)
 	s.log.Info("hookd: serving", "project", s.root, "hooks", ln.Addr().String(), "runs", runLn.Addr().String())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
@@ -251,7 +250,7 @@ func (s *hookdServer) answerHook(ctx context.Context, agent string, in []byte) [
 		return refusalJSON(in, fmt.Sprintf("hook: unknown agent %q", agent))
 	}
 	h := a.Hook
-	open := hookOpener(a, live.Options{Exe: s.exe, RunPort: s.runPort, Log: s.log, Policies: s.policies})
+	open := hookOpener(a, live.Options{Exe: s.exe, RunPort: s.runPort, Log: s.log, Policies: s.memo.Policies})
 	var out, errb bytes.Buffer
 	code, err := h.Run(ctx, bytes.NewReader(in), &out, &errb, open)
 	if err != nil {
@@ -358,7 +357,7 @@ func (s *hookdServer) serveRun(ctx context.Context, c *net.TCPConn) {
 		})
 	}
 	opts := &runOptions{quiet: true, sharedTmp: true, argv: []string{"bash", "-c", q.Script},
-		stdout: stdout, stderr: stderr, policies: s.policies,
+		stdout: stdout, stderr: stderr, memo: s.memo,
 		served: &servedRun{wd: q.Dir, env: q.Env, cwd: func(dir string) { cwd = dir }, answer: answer}}
 	opts.dir.dir = q.Root
 	if st, err := userstate.Open(false); err == nil {

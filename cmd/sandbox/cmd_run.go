@@ -12,7 +12,6 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/hookd"
 	"github.com/sandbox-dev/sandbox/connector/policy"
-	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/shell"
 	"github.com/sandbox-dev/sandbox/launcher"
 	"github.com/spf13/cobra"
@@ -38,11 +37,12 @@ type runOptions struct {
 	// served is set when the hook server runs the command for a client
 	// (cmd_hookd.go) instead of for this process's own command line.
 	served *servedRun
-	// policies keeps the folder's engine between runs (the hook server's)
-	policies *store.Memo
-	stdin    io.Reader
-	stdout   io.Writer
-	stderr   io.Writer
+	// memo keeps the folder's engine and the shims between runs (the hook
+	// server's)
+	memo   *launcher.BusMemo
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
 }
 
 func newRunCmd() *cobra.Command {

@@ -27,7 +27,7 @@ func startRunBus(ctx context.Context, opts *runOptions, lo *launcher.Options) (*
 	bus, err := launcher.OpenBus(launcher.BusOptions{
 		Folder: lo.Folder, Agent: opts.agent, CI: opts.ci, Logger: stderrLogger(opts.stderr),
 		NoHookCheckpoints: opts.sharedTmp, // connector mode's one command: its hook ran outside
-		Policies:          opts.policies,
+		Memo:              opts.memo,
 	})
 	if err != nil {
 		return nil, err

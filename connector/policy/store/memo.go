@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/internal/filestamp"
 )
 
 // Memo keeps the engine of one folder between the loads of a
@@ -19,12 +19,10 @@ import (
 // changed since the last one returns the same engine, whose rule
 // indexes are then built already. It is safe for concurrent use.
 //
-// A file's version is told by its identity, size and modification and
-// change times, taken before the files are read: a change made while
-// they are read shows in the next load, which reads them again. A load
-// whose files changed within racy of it is not kept, since a file
-// rewritten in place within the file system's timestamp granularity
-// keeps its times (git's racy index entries).
+// A file's version is its stamp (package filestamp), taken before the
+// files are read: a change made while they are read shows in the next
+// load, which reads them again. A load whose files changed within
+// filestamp.Racy of it is not kept.
 type Memo struct {
 	log *slog.Logger // the engines' logger, for the life of the process
 
@@ -34,15 +32,11 @@ type Memo struct {
 	loads int        // guarded by mu; for tests
 }
 
-// racy is how recent a change to one of the policy's files keeps its
-// load from being reused (a variable for tests).
-var racy = 100 * time.Millisecond
-
 type memoEntry struct {
 	root  string
 	state string
 	key   []byte
-	stamp []fileStamp
+	stamp []filestamp.Stamp
 	e     *policy.Engine
 	warns []Warning
 }
@@ -60,7 +54,7 @@ func (m *Memo) Load(f folder.Folder, st *userstate.State) (*policy.Engine, []War
 	now := time.Now()
 	stamp := policyStamp(f, st)
 	m.mu.Lock()
-	if l := m.last; l != nil && l.root == f.Root && l.state == st.Dir && bytes.Equal(l.key, st.Key) && sameStamps(l.stamp, stamp) {
+	if l := m.last; l != nil && l.root == f.Root && l.state == st.Dir && bytes.Equal(l.key, st.Key) && filestamp.Equal(l.stamp, stamp) {
 		m.hits++
 		m.mu.Unlock()
 		return l.e, l.warns, nil
@@ -73,7 +67,7 @@ func (m *Memo) Load(f folder.Folder, st *userstate.State) (*policy.Engine, []War
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.loads++
-	if settled(stamp, now) {
+	if filestamp.Settled(stamp, now) {
 		m.last = &memoEntry{root: f.Root, state: st.Dir, key: bytes.Clone(st.Key), stamp: stamp, e: e, warns: warns}
 	} else {
 		m.last = nil
@@ -99,58 +93,9 @@ func (m *Memo) counts() (hits, loads int) {
 // policyStamp stamps every file a load reads: policy.yaml, and in the
 // folder's per-user state the accepted record and copy, the signed cache
 // and the remembered decisions.
-func policyStamp(f folder.Folder, st *userstate.State) []fileStamp {
+func policyStamp(f folder.Folder, st *userstate.State) []filestamp.Stamp {
 	dir := st.FolderPath(f.Root)
-	paths := []string{f.Policy(), dir,
+	return filestamp.All(f.Policy(), dir,
 		filepath.Join(dir, acceptedRecordName), filepath.Join(dir, acceptedCopyName),
-		filepath.Join(dir, cacheName), filepath.Join(dir, rememberedName)}
-	out := make([]fileStamp, len(paths))
-	for i, p := range paths {
-		out[i] = stampOf(p)
-	}
-	return out
-}
-
-// fileStamp is a file's version as Lstat tells it; the zero value is a
-// missing file.
-type fileStamp struct {
-	ok       bool
-	dev, ino uint64
-	size     int64
-	mtime    int64 // ns
-	ctime    int64 // ns; the modification time where the system has none
-	mode     os.FileMode
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	s := fileStamp{ok: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: fi.ModTime().UnixNano(), mode: fi.Mode()}
-	s.dev, s.ino, s.ctime = sysStamp(fi, s.ctime)
-	return s
-}
-
-func sameStamps(a, b []fileStamp) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// settled reports whether no stamped file changed within racy before
-// now.
-func settled(stamp []fileStamp, now time.Time) bool {
-	for _, s := range stamp {
-		if s.ok && now.UnixNano()-max(s.mtime, s.ctime) < int64(racy) {
-			return false
-		}
-	}
-	return true
+		filepath.Join(dir, cacheName), filepath.Join(dir, rememberedName))
 }

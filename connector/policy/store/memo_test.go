@@ -7,14 +7,15 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/internal/filestamp"
 )
 
 // TestMemo: a memo hands out the same engine while the policy's files
 // stay, and reads them again after every kind of change a human (or the
 // agent, for policy.yaml) can make between two loads.
 func TestMemo(t *testing.T) {
-	defer func(r time.Duration) { racy = r }(racy)
-	racy = 0 // the files were all written a moment ago
+	defer func(r time.Duration) { filestamp.Racy = r }(filestamp.Racy)
+	filestamp.Racy = 0 // the files were all written a moment ago
 	f, st := project(t)
 	writePolicy(t, f, polA)
 	if err := Accept(f, st, []byte(polA)); err != nil {
@@ -99,8 +100,8 @@ func TestMemo(t *testing.T) {
 // load, so a rewrite within the file system's timestamp granularity is
 // never missed.
 func TestMemoRacy(t *testing.T) {
-	defer func(r time.Duration) { racy = r }(racy)
-	racy = time.Hour
+	defer func(r time.Duration) { filestamp.Racy = r }(filestamp.Racy)
+	filestamp.Racy = time.Hour
 	f, st := project(t)
 	writePolicy(t, f, polA)
 	if err := Accept(f, st, []byte(polA)); err != nil {

@@ -1,4 +1,4 @@
-package store
+package filestamp
 
 import (
 	"os"
@@ -11,5 +11,5 @@ func sysStamp(fi os.FileInfo, mtime int64) (dev, ino uint64, ctime int64) {
 	if !ok {
 		return 0, 0, mtime
 	}
-	return st.Dev, st.Ino, st.Ctim.Sec*1e9 + st.Ctim.Nsec
+	return uint64(st.Dev), st.Ino, st.Ctimespec.Sec*1e9 + st.Ctimespec.Nsec
 }
