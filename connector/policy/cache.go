@@ -15,7 +15,7 @@ import (
 // state dir (package connector/policy/store signs and keeps it), so that a
 // hook or `sandbox check` does not decode YAML on every call. This is its
 // payload: EncodeCache writes it, DecodeCache reads it.
-const cacheVersion = "5" // 2: shims; 3: every non-rule field of Policy as JSON; 4: jailed; 5: agents
+const cacheVersion = "6" // 2: shims; 3: every non-rule field of Policy as JSON; 4: jailed; 5: agents; 6: approvers
 
 var cacheTriggers = []Trigger{Shell, Write, Read, Network, MCP}
 

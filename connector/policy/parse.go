@@ -56,6 +56,7 @@ func Parse(file string, data []byte) (*Policy, error) {
 	p.Run.Env.Drop = c.envPatterns("run.env.drop", doc.Run.Env.Drop)
 	p.Shims = c.shimNames(&doc.Shims)
 	p.Agents = c.agents(&doc.Agents)
+	p.Approvers = c.approvers(doc.Approvers)
 	if doc.Limits.PIDs < 0 || doc.Limits.PIDs > 0 && doc.Limits.PIDs < MinPIDs {
 		c.add(0, "limits.pids must be 0 (no limit) or at least %d: the jail's init needs a few threads", MinPIDs)
 	}

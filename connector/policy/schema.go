@@ -30,6 +30,9 @@ type Policy struct {
 	Agents Agents `json:",omitzero"`
 	// Shims lists the tools run mode shims (nil: the default list).
 	Shims []string
+	// Approvers lists the keys trusted to decide this folder's requests
+	// from another machine (team mode; approvers.go).
+	Approvers []Approver `json:",omitempty"`
 
 	// lazy holds the shell rules of a policy decoded from the signed cache
 	// until they are needed (lazyShell in cache.go): Rules[Shell] is empty until
@@ -128,6 +131,8 @@ type fileDoc struct {
 	Run     runDoc      `yaml:"run"`
 	Agents  agentsDoc   `yaml:"agents"`
 	Shims   yaml.Node   `yaml:"shims"`
+	// Approvers: team mode's trusted keys (approvers.go)
+	Approvers []approverDoc `yaml:"approvers"`
 }
 
 type agentsDoc struct {
