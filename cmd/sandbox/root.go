@@ -35,6 +35,7 @@ var commands = []func() *cobra.Command{
 	newPolicyCmd,
 	newRememberedCmd,
 	newAuditCmd,
+	newKeysCmd,
 	newVersionCmd,
 }
 

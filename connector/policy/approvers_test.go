@@ -72,3 +72,54 @@ func TestApprovers(t *testing.T) {
 		t.Errorf("a key listed twice: %v", err)
 	}
 }
+
+// keys trust's edit: appended to the list or as a new section, comments
+// and layout kept, refused when the key or name is there or the list is
+// one it cannot extend.
+func TestAddApprover(t *testing.T) {
+	k1, k2, k3 := testKey(t, 1), testKey(t, 2), testKey(t, 3)
+	src := DefaultYAML()
+	out, err := AddApprover("policy.yaml", src, Approver{Name: "alice", Key: k1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), string(src)) {
+		t.Error("the default policy's text was not kept")
+	}
+	out, err = AddApprover("policy.yaml", out, Approver{Name: "bob", Key: k2, Scope: []string{"kind:shell", `command:git push "origin" **`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse("policy.yaml", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Approvers) != 2 || p.Approvers[1].Scope[1] != `command:git push "origin" **` {
+		t.Fatalf("approvers = %+v", p.Approvers)
+	}
+	// a section followed by others, with a comment before the next
+	mid := "version: 1\napprovers:\n  - {name: alice, key: \"" + k1 + "\"}\n\n# the hook's wait\nhook:\n  wait: 30s\n"
+	out, err = AddApprover("policy.yaml", []byte(mid), Approver{Name: "carol", Key: k3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "carol") || !strings.HasSuffix(string(out), "\n\n# the hook's wait\nhook:\n  wait: 30s\n") {
+		t.Errorf("inserted in the wrong place:\n%s", out)
+	}
+	for _, tc := range []struct {
+		src string
+		a   Approver
+		msg string
+	}{
+		{mid, Approver{Name: "alice2", Key: k1}, "lists alice already"},
+		{mid, Approver{Name: "alice", Key: k2}, "lists alice already"},
+		{"version: 1\napprovers: [{name: alice, key: \"" + k1 + "\"}]\n", Approver{Name: "bob", Key: k2}, "by hand"},
+		{mid, Approver{Name: "b b", Key: k2}, "letters, digits"},
+		{mid, Approver{Name: "bob", Key: "ed25519:xx"}, "not 32 bytes"},
+		{mid, Approver{Name: "bob", Key: k2, Scope: []string{"kind:exec"}}, "the kind is one of"},
+	} {
+		if _, err := AddApprover("policy.yaml", []byte(tc.src), tc.a); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%+v: %v, want %q", tc.a, err, tc.msg)
+		}
+	}
+}
