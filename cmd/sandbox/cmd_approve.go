@@ -14,6 +14,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/display"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/watch"
+	"github.com/sandbox-dev/sandbox/team"
 	"github.com/spf13/cobra"
 )
 
@@ -24,6 +25,7 @@ type approveOptions struct {
 	pattern  string
 	hash     string
 	staleOK  bool
+	nats     natsFlags
 	in       io.Reader
 	out, err io.Writer
 }
@@ -58,10 +60,17 @@ waiting (nobody would receive the output) needs --stale-ok.`,
 	fl.StringVar(&opts.pattern, "pattern", "", "the pattern to remember with --always (default: the narrowest)")
 	fl.StringVar(&opts.hash, "hash", "", "the content hash you were shown: run only if the request still has it (required off a terminal)")
 	fl.BoolVar(&opts.staleOK, "stale-ok", false, "approve even if nobody waits for the request any more")
+	opts.nats.bind(cmd, "approve a request of another machine")
 	return cmd
 }
 
 func runApprove(ctx context.Context, opts *approveOptions) error {
+	if opts.nats.url != "" {
+		if opts.always {
+			return usageErrorf("--always is local: a remote approval decides one request")
+		}
+		return decideNATS(ctx, &opts.nats, opts.id, team.Approve, "", opts.hash, opts.in, opts.out, opts.err)
+	}
 	if opts.pattern != "" && !opts.always {
 		return usageErrorf("--pattern needs --always")
 	}

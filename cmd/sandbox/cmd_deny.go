@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/approver"
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/team"
 	"github.com/spf13/cobra"
 )
 
@@ -15,6 +16,8 @@ type denyOptions struct {
 	dir      dirFlag
 	id       string
 	reason   string
+	nats     natsFlags
+	in       io.Reader
 	out, err io.Writer
 }
 
@@ -28,17 +31,21 @@ not started yet; a request already running cannot be denied (exit 1, "too
 late").`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.id, opts.out, opts.err = args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()
+			opts.id, opts.in, opts.out, opts.err = args[0], cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runDeny(cmd.Context(), opts)
 		},
 	}
 	opts.dir.bind(cmd)
 	cmd.ValidArgsFunction = completePendingIDs(&opts.dir)
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why, for the model")
+	opts.nats.bind(cmd, "deny a request of another machine")
 	return cmd
 }
 
 func runDeny(ctx context.Context, opts *denyOptions) error {
+	if opts.nats.url != "" {
+		return decideNATS(ctx, &opts.nats, opts.id, team.Deny, opts.reason, "", opts.in, opts.out, opts.err)
+	}
 	f, err := opts.dir.resolve(nil)
 	if err != nil {
 		return err

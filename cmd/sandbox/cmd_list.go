@@ -22,6 +22,7 @@ type listOptions struct {
 	args     []string
 	json     bool
 	state    string
+	nats     natsFlags
 	out, err io.Writer
 }
 
@@ -44,10 +45,14 @@ created and hash, and, once done, decision and exit_code.`,
 	opts.dir.bind(cmd)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array")
 	cmd.Flags().StringVar(&opts.state, "state", "all", "pending, claimed, done or all")
+	opts.nats.bind(cmd, "list the pending requests of every machine")
 	return cmd
 }
 
-func runList(_ context.Context, opts *listOptions) error {
+func runList(ctx context.Context, opts *listOptions) error {
+	if opts.nats.url != "" {
+		return runListNATS(ctx, &opts.nats, opts.json, opts.out)
+	}
 	states, err := listStates(opts.state)
 	if err != nil {
 		return err

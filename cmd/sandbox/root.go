@@ -36,6 +36,7 @@ var commands = []func() *cobra.Command{
 	newRememberedCmd,
 	newAuditCmd,
 	newKeysCmd,
+	newRelayCmd,
 	newVersionCmd,
 }
 

@@ -13,7 +13,7 @@ var Decisions = []Decision{Approved, Denied, Withdrawn, Expired, Interrupted, Fa
 // Surfaces through which a decision is taken (Approver.Surface). The
 // queue itself decides `withdrawn` (surface "waiter"), `expired`
 // ("expiry") and `interrupted` ("recovery").
-var Surfaces = []string{"watch", "serve", "cli", "ci", "remembered", "waiter", "expiry", "recovery"}
+var Surfaces = []string{"watch", "serve", "cli", "ci", "remembered", "waiter", "expiry", "recovery", "relay"}
 
 // maxJailLines bounds Result.Jail (a grant names a few paths each).
 const maxJailLines = 512

@@ -355,8 +355,28 @@ type KVEntry struct {
 	Time  time.Time
 }
 
-// KVGet reads key's last value.
-func (c *Conn) KVGet(ctx context.Context, bucket, key string) (*KVEntry, error) {
+// StoredMsg is a message as a stream keeps it.
+type StoredMsg struct {
+	Subject string
+	Seq     uint64
+	Data    []byte
+	Time    time.Time
+}
+
+// GetMsg reads a stream's message by sequence.
+func (c *Conn) GetMsg(ctx context.Context, stream string, seq uint64) (*StoredMsg, error) {
+	return c.getMsg(ctx, stream, map[string]any{"seq": seq})
+}
+
+// LastMsg reads a stream's last message on subject.
+func (c *Conn) LastMsg(ctx context.Context, stream, subject string) (*StoredMsg, error) {
+	return c.getMsg(ctx, stream, map[string]any{"last_by_subj": subject})
+}
+
+// ErrNoMsg: no such message.
+var ErrNoMsg = errors.New("jetstream: no such message")
+
+func (c *Conn) getMsg(ctx context.Context, stream string, req map[string]any) (*StoredMsg, error) {
 	var resp struct {
 		Message struct {
 			Subject string    `json:"subject"`
@@ -365,17 +385,29 @@ func (c *Conn) KVGet(ctx context.Context, bucket, key string) (*KVEntry, error) 
 			Time    time.Time `json:"time"`
 		} `json:"message"`
 	}
-	err := c.api(ctx, "STREAM.MSG.GET.KV_"+bucket, map[string]any{"last_by_subj": "$KV." + bucket + "." + key}, &resp)
+	err := c.api(ctx, "STREAM.MSG.GET."+stream, req, &resp)
 	var ae *APIError
 	if errors.As(err, &ae) && (ae.ErrCode == errCodeNoMessage || ae.Code == 404) {
+		return nil, ErrNoMsg
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := base64.StdEncoding.DecodeString(resp.Message.Data)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: a stored message's data: %w", err)
+	}
+	return &StoredMsg{Subject: resp.Message.Subject, Seq: resp.Message.Seq, Data: data, Time: resp.Message.Time}, nil
+}
+
+// KVGet reads key's last value.
+func (c *Conn) KVGet(ctx context.Context, bucket, key string) (*KVEntry, error) {
+	m, err := c.LastMsg(ctx, "KV_"+bucket, "$KV."+bucket+"."+key)
+	if errors.Is(err, ErrNoMsg) {
 		return nil, fmt.Errorf("%s: %w", key, ErrKeyNotFound)
 	}
 	if err != nil {
 		return nil, err
 	}
-	val, err := base64.StdEncoding.DecodeString(resp.Message.Data)
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %s: bad value: %w", key, err)
-	}
-	return &KVEntry{Key: key, Value: val, Seq: resp.Message.Seq, Time: resp.Message.Time}, nil
+	return &KVEntry{Key: key, Value: m.Data, Seq: m.Seq, Time: m.Time}, nil
 }

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/team"
+	"github.com/sandbox-dev/sandbox/team/natsconn"
+	"github.com/sandbox-dev/sandbox/team/relay"
+	"github.com/spf13/cobra"
+)
+
+// natsFlags are team mode's connection flags (docs/TEAM.md).
+type natsFlags struct {
+	url, creds, tlsCA, org string
+}
+
+func (n *natsFlags) bind(cmd *cobra.Command, what string) {
+	f := cmd.Flags()
+	f.StringVar(&n.url, "nats", "", what+" through NATS JetStream at `URL` (team mode: nats://HOST:PORT or tls://...)")
+	f.StringVar(&n.creds, "creds", "", "NATS credentials `FILE` (a user JWT and nkey seed, or a seed)")
+	f.StringVar(&n.tlsCA, "tls-ca", "", "PEM `FILE` of the CAs that sign the NATS server's certificate")
+	f.StringVar(&n.org, "org", "default", "the organisation's name in the subjects")
+}
+
+func (n *natsFlags) dial(ctx context.Context) (*natsconn.Conn, error) {
+	return natsconn.Connect(ctx, natsconn.Options{URL: n.url, Creds: n.creds, TLSCA: n.tlsCA, Name: "sandbox"})
+}
+
+type relayOptions struct {
+	nats     natsFlags
+	host     string
+	replicas int
+	dirs     []string
+	err      io.Writer
+}
+
+func newRelayCmd() *cobra.Command {
+	opts := &relayOptions{}
+	cmd := &cobra.Command{
+		Use:   "relay [DIR...] --nats URL [--creds FILE] [--tls-ca FILE] [--org ORG] [--host HOST]",
+		Short: "Team mode: carry this machine's requests to NATS and carry out the signed decisions that come back",
+		Long: `relay serves the folders named (default: the one here) until it is stopped:
+it publishes each new request (what the local approvers show, the policy's
+reasons recomputed here), carries out a decision made on another machine only
+when it is signed by an approver key the folder's accepted policy trusts for
+that request (docs/TEAM.md), through the same claim, audit and grant jail as
+every approver, and publishes each outcome and the folder's audit records.
+Local approval goes on whether NATS answers or not; the relay connects again
+by itself.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.dirs, opts.err = args, cmd.ErrOrStderr()
+			return runRelay(cmd.Context(), opts)
+		},
+	}
+	opts.nats.bind(cmd, "relay")
+	cmd.Flags().StringVar(&opts.host, "host", "", "this machine's name in the subjects (default: the host name)")
+	cmd.Flags().IntVar(&opts.replicas, "replicas", 1, "replicas of the streams it creates (3 on a three-node cluster)")
+	return cmd
+}
+
+func runRelay(ctx context.Context, opts *relayOptions) error {
+	if opts.nats.url == "" {
+		return usageErrorf("relay: --nats URL is required")
+	}
+	host := opts.host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	log := slog.New(slog.NewTextHandler(opts.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	r := &relay.Relay{Org: relay.Token(opts.nats.org), Host: relay.Token(host), Log: log}
+	dirs := opts.dirs
+	if len(dirs) == 0 {
+		dirs = []string{""}
+	}
+	seen := map[string]string{}
+	for _, d := range dirs {
+		f, err := folder.Resolve(d, nil)
+		if err != nil {
+			return err
+		}
+		env, err := openApprover(f, approver.SurfaceRelay, log)
+		if err != nil {
+			return err
+		}
+		defer env.Close()
+		project := relay.Token(filepath.Base(f.Root))
+		if other, ok := seen[project]; ok {
+			return fmt.Errorf("relay: %s and %s would both be project %q: serve them from two relays with different --host", other, f.Root, project)
+		}
+		seen[project] = f.Root
+		st := env.st
+		r.Folders = append(r.Folders, &relay.Folder{Root: f.Root, Project: project, Queue: env.q, Approver: env.ap,
+			Policy: func() (*policy.Engine, error) { e, _, err := store.Load(f, st, log); return e, err },
+			ReadAudit: func(ctx context.Context, after uint64, fn func(audit.Record) error) error {
+				return audit.Read(ctx, f, st, after, fn)
+			}})
+		fmt.Fprintf(opts.err, "sandbox relay: %s as %s.%s.%s\n", f.Root, r.Org, r.Host, project)
+	}
+	err := r.Run(ctx, opts.nats.dial, opts.replicas)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// remoteView is a request on NATS as list --nats --json prints it: the
+// local list's fields and where it waits.
+type remoteView struct {
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"`
+	State     string    `json:"state"`
+	Summary   string    `json:"summary"`
+	Created   time.Time `json:"created"`
+	Hash      string    `json:"hash"`
+	Source    string    `json:"source,omitempty"`
+	Agent     string    `json:"agent,omitempty"`
+	Session   string    `json:"session,omitempty"`
+	Org       string    `json:"org"`
+	Host      string    `json:"host"`
+	Project   string    `json:"project"`
+	Reasons   []string  `json:"reasons,omitempty"`
+	Truncated bool      `json:"truncated,omitempty"`
+}
+
+func runListNATS(ctx context.Context, n *natsFlags, asJSON bool, out io.Writer) error {
+	c, err := n.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	reqs, err := relay.Pending(ctx, c, relay.Token(n.org))
+	if err != nil {
+		return err
+	}
+	views := make([]remoteView, 0, len(reqs))
+	for _, r := range reqs {
+		views = append(views, remoteView{ID: r.ID, Kind: string(r.Kind), State: "pending", Summary: r.Summary, Created: r.Created,
+			Hash: r.Hash, Source: r.Source, Agent: r.Agent, Session: r.Session, Org: r.Org, Host: r.Host, Project: r.Project,
+			Reasons: r.Reasons, Truncated: r.Truncated})
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(views)
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(out, "nothing pending on NATS")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST/PROJECT\tID\tKIND\tWHAT")
+	for _, v := range views {
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", display.EscapeLine(v.Host), display.EscapeLine(v.Project), v.ID, v.Kind, display.EscapeLine(v.Summary))
+	}
+	return tw.Flush()
+}
+
+// decideNATS signs the user's decision on a request published on NATS
+// and waits for its machine's relay to carry it out. An approval names
+// the hash it approves (--hash), or on a terminal shows the whole request
+// first and asks.
+func decideNATS(ctx context.Context, n *natsFlags, id, verdict, reason, hash string, in io.Reader, out, errw io.Writer) error {
+	if err := approver.RefuseNonHuman(); err != nil {
+		return err
+	}
+	dir, err := userstate.DefaultDir()
+	if err != nil {
+		return err
+	}
+	priv, err := team.LoadKey(dir)
+	if err != nil {
+		return err
+	}
+	c, err := n.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	r, err := relay.Find(ctx, c, relay.Token(n.org), id)
+	if err != nil {
+		return err
+	}
+	if verdict == team.Approve {
+		switch {
+		case hash != "" && hash != r.Hash:
+			return &exitError{code: exitFailure, msg: fmt.Sprintf("%s: its content hash is %s, not the %s you were shown: nothing approved", r.ID, r.Hash, hash)}
+		case hash == "" && !isTerminalReader(in):
+			return usageErrorf("approve --nats: --hash H is required off a terminal (list --nats --json prints it)")
+		case hash == "":
+			showRemote(out, r)
+			fmt.Fprintf(out, "Approve %s on %s/%s? [y/N] ", r.ID, r.Host, r.Project)
+			line, _ := bufio.NewReader(in).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+				return &exitError{code: exitFailure, msg: "not approved"}
+			}
+		}
+	}
+	name := os.Getenv("USER")
+	if name == "" {
+		name = "approver"
+	}
+	d, err := relay.Decide(ctx, c, priv, r, verdict, reason, name, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errw, "sandbox: %s %s on %s/%s; waiting for its relay to carry it out\n", verdict, r.ID, r.Host, r.Project)
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	res, err := relay.Outcome(wctx, c, r, d.Key)
+	if errors.Is(err, relay.ErrRefused) {
+		return &exitError{code: exitFailure, msg: err.Error()}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: no outcome yet (its relay may be offline; it carries the decision out when it is back): %w", r.ID, err)
+	}
+	io.WriteString(out, display.Escape(res.Output))
+	code := "-"
+	if res.ExitCode != nil {
+		code = fmt.Sprint(*res.ExitCode)
+	}
+	fmt.Fprintf(errw, "sandbox: %s: %s by %s (exit %s)\n", r.ID, res.Decision, display.EscapeLine(res.Approver), code)
+	if res.Decision != "approved" && verdict == team.Approve || res.Decision != "denied" && verdict == team.Deny {
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("%s ended %s, not as decided here (another approver was first)", r.ID, res.Decision)}
+	}
+	return nil
+}
+
+// showRemote prints the whole request as published: its display, the
+// reasons the relay's policy gave, and what its writer claimed.
+func showRemote(w io.Writer, r relay.Request) {
+	fmt.Fprintf(w, "request %s on %s/%s (org %s), hash %s\n", r.ID, display.EscapeLine(r.Host), display.EscapeLine(r.Project), display.EscapeLine(r.Org), r.Hash)
+	for _, why := range r.Reasons {
+		fmt.Fprintf(w, "  policy: %s\n", display.EscapeLine(why))
+	}
+	fmt.Fprintf(w, "  said by its writer (unverified): agent %q, source %q\n", display.EscapeLine(r.Agent), display.EscapeLine(r.Source))
+	fmt.Fprintln(w, display.Escape(r.Display))
+	if r.Truncated {
+		fmt.Fprintln(w, "[cut: approve it on its machine, where it is shown whole]")
+	}
+}

@@ -1,0 +1,397 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/team"
+	"github.com/sandbox-dev/sandbox/team/natsconn"
+)
+
+// Folder is one project folder this relay serves.
+type Folder struct {
+	Root    string
+	Project string // a subject token (Token)
+	Queue   *queue.Queue
+	// Approver executes the decisions that check out, as every local
+	// approver does (claim, audit, grant jail, result).
+	Approver *approver.Approver
+	// Policy loads the folder's accepted policy (its approvers: list).
+	Policy func() (*policy.Engine, error)
+	// ReadAudit calls fn for the folder's audit records after seq
+	// (audit.Read); nil publishes none.
+	ReadAudit func(ctx context.Context, after uint64, fn func(audit.Record) error) error
+
+	auditAt uint64 // the last audit record published
+	auditOK bool   // auditAt was read from the stream on this connection
+}
+
+// Relay serves a machine's folders on one NATS connection at a time.
+type Relay struct {
+	Org, Host string // subject tokens
+	Folders   []*Folder
+	Now       func() time.Time
+	Log       *slog.Logger
+
+	mu        sync.Mutex
+	published map[string]bool // project/id of requests published on this connection
+}
+
+// consumer is the durable consumer of this host's decisions.
+func (r *Relay) consumer() string { return "relay-" + r.Org + "-" + r.Host }
+
+func (r *Relay) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Relay) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Setup makes the streams, the bucket and this host's consumer of
+// decisions (each is found as it is when another relay made it).
+func Setup(ctx context.Context, c *natsconn.Conn, replicas int) error {
+	for _, s := range []natsconn.StreamConfig{
+		{Name: RequestsStream, Subjects: []string{"sandbox.req.>"}, Replicas: replicas, MaxAge: 7 * 24 * time.Hour, Duplicates: time.Hour},
+		{Name: ResultsStream, Subjects: []string{"sandbox.res.>", "sandbox.ref.>"}, Replicas: replicas, MaxAge: 7 * 24 * time.Hour, Duplicates: time.Hour},
+		{Name: AuditStream, Subjects: []string{"sandbox.audit.>"}, Replicas: replicas, Duplicates: time.Hour, DenyDelete: true, DenyPurge: true},
+	} {
+		if _, err := c.AddStream(ctx, s); err != nil {
+			return fmt.Errorf("stream %s: %w", s.Name, err)
+		}
+	}
+	if err := c.AddKV(ctx, DecisionsKV, replicas, 1); err != nil {
+		return fmt.Errorf("bucket %s: %w", DecisionsKV, err)
+	}
+	return nil
+}
+
+// Attach readies the relay on a new connection: its consumer, and where
+// each folder's audit records stand in the stream.
+func (r *Relay) Attach(ctx context.Context, c *natsconn.Conn) error {
+	err := c.AddConsumer(ctx, "KV_"+DecisionsKV, natsconn.ConsumerConfig{Durable: r.consumer(),
+		FilterSubject: "$KV." + DecisionsKV + "." + r.Org + "." + r.Host + ".>", AckWait: 30 * time.Minute})
+	if err != nil {
+		return fmt.Errorf("decisions consumer: %w", err)
+	}
+	r.mu.Lock()
+	r.published = map[string]bool{}
+	r.mu.Unlock()
+	for _, f := range r.Folders {
+		f.auditOK = false
+	}
+	return nil
+}
+
+// Step does one round: publish new requests, carry out the decisions
+// that arrived (waiting up to wait for the first), publish new audit
+// records.
+func (r *Relay) Step(ctx context.Context, c *natsconn.Conn, wait time.Duration) error {
+	for _, f := range r.Folders {
+		if err := r.publishPending(ctx, c, f); err != nil {
+			return err
+		}
+	}
+	msgs, err := c.Fetch(ctx, "KV_"+DecisionsKV, r.consumer(), 16, wait)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if err := r.apply(ctx, c, m); err != nil {
+			return err
+		}
+	}
+	for _, f := range r.Folders {
+		if err := r.publishAudit(ctx, c, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run serves until ctx ends, connecting with dial and connecting again
+// (with a growing pause) whenever the connection fails. Local approval
+// never depends on it.
+func (r *Relay) Run(ctx context.Context, dial func(context.Context) (*natsconn.Conn, error), replicas int) error {
+	pause := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := r.session(ctx, dial, replicas)
+		if ctx.Err() != nil {
+			break
+		}
+		r.log().Warn("relay: NATS unavailable; local approval goes on", "err", err, "retry", pause)
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 10*time.Second)
+	}
+	return ctx.Err()
+}
+
+func (r *Relay) session(ctx context.Context, dial func(context.Context) (*natsconn.Conn, error), replicas int) error {
+	c, err := dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := Setup(ctx, c, replicas); err != nil {
+		return err
+	}
+	if err := r.Attach(ctx, c); err != nil {
+		return err
+	}
+	r.log().Info("relay: connected", "server", c.ServerVersion(), "folders", len(r.Folders))
+	for ctx.Err() == nil {
+		if err := r.Step(ctx, c, time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// publishPending publishes the folder's pending requests not published
+// on this connection yet (the stream drops a request published again
+// within its duplicate window: a restarted relay sends them all again).
+func (r *Relay) publishPending(ctx context.Context, c *natsconn.Conn, f *Folder) error {
+	reqs, _ := f.Queue.Pending()
+	var eng *policy.Engine
+	for _, req := range reqs {
+		key := f.Project + "/" + req.ID
+		r.mu.Lock()
+		done := r.published[key]
+		r.mu.Unlock()
+		if done {
+			continue
+		}
+		if eng == nil && f.Policy != nil {
+			eng, _ = f.Policy()
+		}
+		pub := r.describe(f, req, eng)
+		data, _ := json.Marshal(pub)
+		hdr := natsconn.Header{natsconn.HeaderMsgID: {r.Host + "." + f.Project + "." + req.ID}}
+		if _, err := c.PublishJS(ctx, requestSubject(r.Org, r.Host, f.Project, req.ID), hdr, data); err != nil {
+			return fmt.Errorf("publish %s: %w", req.ID, err)
+		}
+		r.mu.Lock()
+		r.published[key] = true
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// describe is a request as remote approvers see it: rendered from what
+// the relay read, with the policy's reasons recomputed here.
+func (r *Relay) describe(f *Folder, req *queue.Request, eng *policy.Engine) Request {
+	text := Display(req)
+	pub := Request{V: 1, Org: r.Org, Host: r.Host, Project: f.Project, ID: req.ID, Hash: req.ComputeHash(),
+		Kind: req.Kind, Summary: queue.Summarize(req), Display: text, Agent: req.Agent, Source: req.Source,
+		Session: req.Session, Created: req.Created}
+	if len(text) > maxDisplay {
+		pub.Display, pub.Truncated = text[:maxDisplay], true
+	}
+	if eng != nil {
+		for _, p := range approver.Classify(eng, req).Parts {
+			if p.Decision != policy.Allow {
+				pub.Reasons = append(pub.Reasons, p.Decision.String()+": "+p.Effect+": "+p.Reason)
+			}
+		}
+	}
+	return pub
+}
+
+// Display renders what a request asks for, whole.
+func Display(req *queue.Request) string {
+	switch {
+	case req.Kind == queue.KindShell && req.Shell != nil && req.Shell.Argv != nil:
+		return "run: " + strings.Join(quoteAll(req.Shell.Argv), " ") + "\nin: " + req.Cwd
+	case req.Kind == queue.KindShell && req.Shell != nil:
+		return "run (" + req.Shell.Shell + "):\n" + req.Shell.Script + "\nin: " + req.Cwd
+	case req.Kind == queue.KindWrite && req.Write != nil && req.Write.Content != nil:
+		return "write " + req.Write.Path + ":\n" + *req.Write.Content
+	case req.Kind == queue.KindWrite && req.Write != nil:
+		var b strings.Builder
+		b.WriteString("edit " + req.Write.Path + ":")
+		for _, e := range req.Write.Edits {
+			b.WriteString("\n--- replace" + map[bool]string{true: " (all)"}[e.ReplaceAll] + ":\n" + e.OldString + "\n+++ with:\n" + e.NewString)
+		}
+		return b.String()
+	case req.Kind == queue.KindRead && req.Read != nil:
+		return "read " + req.Read.Path
+	case req.Kind == queue.KindNetwork && req.Network != nil && req.Network.URL != "":
+		return "connect to " + req.Network.URL
+	case req.Kind == queue.KindNetwork && req.Network != nil:
+		return "connect to " + req.Network.Host + ":" + strconv.Itoa(req.Network.Port)
+	case req.Kind == queue.KindMCP && req.MCP != nil:
+		return "call MCP tool " + req.MCP.Tool + " with " + string(req.MCP.Arguments)
+	}
+	return queue.Summarize(req)
+}
+
+func quoteAll(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = strconv.Quote(a)
+	}
+	return out
+}
+
+// apply carries out one decision message, or refuses it; either way it
+// is acknowledged once done with (a decision is never carried out twice:
+// the request's claim is the guard, as for every approver).
+func (r *Relay) apply(ctx context.Context, c *natsconn.Conn, m *natsconn.Msg) error {
+	key := strings.TrimPrefix(m.Subject, "$KV."+DecisionsKV+".")
+	parts := strings.Split(key, ".")
+	var f *Folder
+	if len(parts) == 5 && parts[0] == r.Org && parts[1] == r.Host {
+		for _, cand := range r.Folders {
+			if cand.Project == parts[2] {
+				f = cand
+			}
+		}
+	}
+	if f == nil {
+		r.log().Warn("relay: a decision for no folder of this relay", "key", key)
+		return c.Ack(ctx, m)
+	}
+	id := parts[3]
+	var d team.Decision
+	if err := json.Unmarshal(m.Data, &d); err != nil || DecisionKey(r.Org, r.Host, f.Project, id, d.Key) != key {
+		r.refuse(ctx, c, f, id, "", team.ErrMalformed, &d)
+		return c.Ack(ctx, m)
+	}
+	req, state, err := f.Queue.Load(id)
+	if res, rerr := f.Queue.Result(id); (err != nil || req == nil) && rerr == nil && res != nil {
+		r.log().Info("relay: a decision for a request already decided", "id", id, "decision", res.Decision)
+		return c.Ack(ctx, m)
+	}
+	if err != nil || req == nil {
+		r.refuse(ctx, c, f, id, "", fmt.Errorf("no such request here: %w", team.ErrWrongRequest), &d)
+		return c.Ack(ctx, m)
+	}
+	if state != queue.StatePending {
+		// decided here first (a local approver, or this relay before a
+		// restart): nothing to do, and nothing runs twice
+		r.log().Info("relay: a decision for a request already decided", "id", id, "state", state)
+		return c.Ack(ctx, m)
+	}
+	var pol *policy.Policy
+	if f.Policy != nil {
+		if e, err := f.Policy(); err == nil && e != nil && e.Status() != policy.StatusNothingAccepted {
+			pol = e.Policy()
+		}
+	}
+	a, err := team.Verify(&d, team.Target{Req: req, Host: r.Host, Project: f.Project}, pol, f.Root, r.now())
+	if err != nil {
+		r.refuse(ctx, c, f, id, req.Hash, err, &d)
+		return c.Ack(ctx, m)
+	}
+	who := approver.Identity{User: a.Name + " (team key)", Surface: approver.SurfaceRelay}
+	var res *queue.Result
+	if d.Verdict == team.Approve {
+		res, err = f.Approver.ApproveAs(ctx, id, who, approver.ApproveOptions{ShownHash: d.Hash})
+	} else {
+		res, err = f.Approver.DenyAs(ctx, id, d.Reason, who)
+	}
+	if err != nil && res == nil {
+		if errors.Is(err, approver.ErrAlreadyDecided) || errors.Is(err, approver.ErrAlreadyTaken) || errors.Is(err, approver.ErrTooLate) {
+			return c.Ack(ctx, m)
+		}
+		r.log().Warn("relay: carrying out a decision", "id", id, "err", err)
+		return c.Ack(ctx, m)
+	}
+	if res != nil {
+		if err := r.publishResult(ctx, c, f, res, a.Name); err != nil {
+			return err
+		}
+	}
+	return c.Ack(ctx, m)
+}
+
+// refuse audits a decision that is not carried out, and tells its
+// approver why.
+func (r *Relay) refuse(ctx context.Context, c *natsconn.Conn, f *Folder, id, hash string, why error, d *team.Decision) {
+	detail := map[string]any{"why": why.Error(), "key": d.Key, "claimed_approver": d.Approver, "verdict": d.Verdict}
+	if err := f.Approver.RecordRefusal(id, hash, "team.decision.refused", detail); err != nil {
+		r.log().Warn("relay: could not audit a refused decision", "id", id, "err", err)
+	}
+	r.log().Warn("relay: decision refused", "id", id, "why", why)
+	if d.Key == "" || !queue.ValidID(id) {
+		return
+	}
+	data, _ := json.Marshal(Refusal{V: 1, ID: id, Key: d.Key, Why: why.Error()})
+	hdr := natsconn.Header{natsconn.HeaderMsgID: {r.Host + "." + f.Project + "." + id + ".refused." + keyID(d.Key)}}
+	if _, err := c.PublishJS(ctx, refusalSubject(r.Org, r.Host, f.Project, id, d.Key), hdr, data); err != nil {
+		r.log().Warn("relay: could not publish a refusal", "id", id, "err", err)
+	}
+}
+
+func (r *Relay) publishResult(ctx context.Context, c *natsconn.Conn, f *Folder, res *queue.Result, who string) error {
+	out := res.Stdout
+	if res.Stderr != "" {
+		out += res.Stderr
+	}
+	if len(out) > 16<<10 {
+		out = out[:16<<10] + "\n[... the rest is in the machine's results/ log]"
+	}
+	pub := Result{V: 1, Org: r.Org, Host: r.Host, Project: f.Project, ID: res.ID, Hash: res.RequestHash,
+		Decision: res.Decision, Approver: who, Reason: res.Reason, ExitCode: res.ExitCode, Output: out, Finished: r.now().UTC()}
+	data, _ := json.Marshal(pub)
+	hdr := natsconn.Header{natsconn.HeaderMsgID: {r.Host + "." + f.Project + "." + res.ID + ".result"}}
+	_, err := c.PublishJS(ctx, resultSubject(r.Org, r.Host, f.Project, res.ID), hdr, data)
+	return err
+}
+
+// publishAudit sends the folder's audit records the stream lacks, in
+// order, each once (its sequence number is its de-duplication id).
+func (r *Relay) publishAudit(ctx context.Context, c *natsconn.Conn, f *Folder) error {
+	if f.ReadAudit == nil {
+		return nil
+	}
+	subj := auditSubject(r.Org, r.Host, f.Project)
+	if !f.auditOK {
+		last, err := c.LastMsg(ctx, AuditStream, subj)
+		switch {
+		case errors.Is(err, natsconn.ErrNoMsg):
+			f.auditAt = 0
+		case err != nil:
+			return err
+		default:
+			var rec audit.Record
+			if err := json.Unmarshal(last.Data, &rec); err != nil {
+				return fmt.Errorf("the audit stream's last record of %s: %w", f.Project, err)
+			}
+			f.auditAt = rec.Seq
+		}
+		f.auditOK = true
+	}
+	return f.ReadAudit(ctx, f.auditAt, func(rec audit.Record) error {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		hdr := natsconn.Header{natsconn.HeaderMsgID: {r.Host + "." + f.Project + ".audit." + strconv.FormatUint(rec.Seq, 10)}}
+		if _, err := c.PublishJS(ctx, subj, hdr, data); err != nil {
+			return err
+		}
+		f.auditAt = rec.Seq
+		return nil
+	})
+}

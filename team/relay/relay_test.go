@@ -1,0 +1,301 @@
+package relay
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/sandbox-dev/sandbox/audit"
+	"github.com/sandbox-dev/sandbox/connector/approver"
+	"github.com/sandbox-dev/sandbox/connector/policy"
+	"github.com/sandbox-dev/sandbox/connector/policy/store"
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/team"
+	"github.com/sandbox-dev/sandbox/team/natsconn"
+)
+
+func startServer(t *testing.T) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s
+}
+
+func dial(t *testing.T, url string) *natsconn.Conn {
+	t.Helper()
+	c, err := natsconn.Connect(context.Background(), natsconn.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func tctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// machine is one machine's folder: its own per-user state, queue, audit
+// log and approver, and a policy that trusts keys.
+type machine struct {
+	f     *Folder
+	q     *queue.Queue
+	st    *userstate.State
+	relay *Relay
+}
+
+func newMachine(t *testing.T, host, project string, approvers string) *machine {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	f := testenv.Folder(t, root)
+	st, err := userstate.OpenDir(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := "version: 1\nshell:\n  allow: [\"ls\"]\n" + approvers
+	if err := os.WriteFile(f.Policy(), []byte(pol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Accept(f, st, []byte(pol)); err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(f, queue.WithKey(st.Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	lg, err := audit.Open(f, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lg.Close() })
+	ap, err := approver.New(approver.Options{Queue: q, Audit: lg, Identity: approver.Identity{User: "relay@" + host, Surface: approver.SurfaceRelay}, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fo := &Folder{Root: root, Project: project, Queue: q, Approver: ap,
+		Policy: func() (*policy.Engine, error) { e, _, err := store.Load(f, st, nil); return e, err },
+		ReadAudit: func(ctx context.Context, after uint64, fn func(audit.Record) error) error {
+			return audit.Read(ctx, f, st, after, fn)
+		}}
+	return &machine{f: fo, q: q, st: st, relay: &Relay{Org: "acme", Host: host, Folders: []*Folder{fo}, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}}
+}
+
+func (m *machine) submit(t *testing.T, script string) string {
+	t.Helper()
+	req := &queue.Request{Kind: queue.KindShell, Shell: &queue.ShellPayload{Shell: "bash", Script: script},
+		Cwd: m.f.Root, Source: queue.SourceCLI, Session: "s-" + queue.NewID()}
+	id, _, err := m.q.Submit(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func key(seed byte) ed25519.PrivateKey {
+	s := make([]byte, ed25519.SeedSize)
+	s[0] = seed
+	return ed25519.NewKeyFromSeed(s)
+}
+
+func trust(name string, k ed25519.PrivateKey, scope ...string) string {
+	s := "  - {name: " + name + ", key: \"" + team.PublicKey(k) + "\""
+	if len(scope) > 0 {
+		s += ", scope: [\"" + strings.Join(scope, "\", \"") + "\"]"
+	}
+	return s + "}\n"
+}
+
+func find(t *testing.T, c *natsconn.Conn, id string) Request {
+	t.Helper()
+	pend, err := Pending(tctx(t), c, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range pend {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("%s is not among the pending requests on NATS (%d)", id, len(pend))
+	return Request{}
+}
+
+func auditEvents(t *testing.T, m *machine, event string) []audit.Record {
+	t.Helper()
+	var out []audit.Record
+	root := m.f.Root
+	f := testenv.Folder(t, root)
+	audit.Read(context.Background(), f, m.st, 0, func(r audit.Record) error {
+		if r.Event == event {
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out
+}
+
+// A request raised on machine A is approved from machine B through NATS,
+// runs once on A, and its outcome is published; forged, replayed,
+// out-of-scope and stale decisions are refused and audited; of two
+// approvers deciding at once exactly one decision is carried out.
+func TestRelayRemoteApproval(t *testing.T) {
+	s := startServer(t)
+	alice, bob, mallory, carol, dave := key(1), key(2), key(3), key(4), key(5)
+	a := newMachine(t, "ws-a", "payments", "approvers:\n"+trust("alice", alice)+trust("bob", bob, "command:echo **")+
+		trust("carol", carol)+trust("dave", dave))
+	ca, cb := dial(t, s.ClientURL()), dial(t, s.ClientURL())
+	if err := Setup(tctx(t), ca, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.relay.Attach(tctx(t), ca); err != nil {
+		t.Fatal(err)
+	}
+	step := func() {
+		t.Helper()
+		if err := a.relay.Step(tctx(t), ca, 300*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := a.submit(t, "echo remote-ok")
+	step()
+	r := find(t, cb, id)
+	if r.Host != "ws-a" || r.Project != "payments" || !strings.Contains(r.Display, "echo remote-ok") || len(r.Reasons) == 0 {
+		t.Errorf("published request: %+v", r)
+	}
+	first, err := Decide(tctx(t), cb, alice, r, team.Approve, "", "alice", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decide(tctx(t), cb, alice, r, team.Approve, "", "alice", time.Now()); !errors.Is(err, ErrDecided) {
+		t.Errorf("a second decision of the same key: %v", err)
+	}
+	step()
+	res, err := a.q.Result(id)
+	if err != nil || res.Decision != queue.Approved || !strings.Contains(res.Stdout, "remote-ok") || !strings.Contains(res.Approver.User, "alice") {
+		t.Fatalf("on A: %+v %v", res, err)
+	}
+	out, err := Outcome(tctx(t), cb, r, first.Key)
+	if err != nil || out.Decision != queue.Approved || !strings.Contains(out.Output, "remote-ok") || out.Approver != "alice" {
+		t.Errorf("the outcome B sees: %+v %v", out, err)
+	}
+	if p, _ := Pending(tctx(t), cb, "acme"); len(p) != 0 {
+		t.Errorf("a decided request is still pending on NATS: %+v", p)
+	}
+	// bob decides the same request late: nothing runs twice
+	Decide(tctx(t), cb, bob, r, team.Approve, "", "bob", time.Now())
+	step()
+	if n := len(auditEvents(t, a, "exec.end")); n != 1 {
+		t.Errorf("%d executions, want 1", n)
+	}
+
+	// refused: an unknown key, a key outside its scope, a decision replayed
+	// for another request, one for content that changed, a stale one
+	id2 := a.submit(t, "touch forged-ran")
+	step()
+	r2 := find(t, cb, id2)
+	Decide(tctx(t), cb, mallory, r2, team.Approve, "", "alice", time.Now())
+	Decide(tctx(t), cb, bob, r2, team.Approve, "", "bob", time.Now()) // bob: echo only
+	// alice's valid decision on the first request, written again for this one
+	data, _ := json.Marshal(first)
+	if _, err := cb.KVCreate(tctx(t), DecisionsKV, DecisionKey("acme", "ws-a", "payments", id2, first.Key), data); err != nil {
+		t.Fatal(err)
+	}
+	Decide(tctx(t), cb, dave, r2, team.Approve, "", "dave", time.Now().Add(-time.Hour))
+	step()
+	if _, err := Outcome(tctx(t), cb, r2, team.PublicKey(bob)); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "outside what the policy trusts") {
+		t.Errorf("bob is not told why his decision was refused: %v", err)
+	}
+	if _, err := a.q.Result(id2); err == nil {
+		t.Fatal("a refused decision was carried out")
+	}
+	if _, err := os.Stat(filepath.Join(a.f.Root, "forged-ran")); err == nil {
+		t.Fatal("a forged decision ran its command")
+	}
+	refusals := auditEvents(t, a, "team.decision.refused")
+	var whys []string
+	for _, rec := range refusals {
+		var d map[string]any
+		json.Unmarshal(rec.Detail, &d)
+		whys = append(whys, d["why"].(string))
+	}
+	for _, want := range []error{team.ErrUnknownKey, team.ErrOutOfScope, team.ErrWrongRequest, team.ErrStale} {
+		found := false
+		for _, w := range whys {
+			found = found || strings.Contains(w, want.Error())
+		}
+		if !found {
+			t.Errorf("no refusal audited for %q: %v", want, whys)
+		}
+	}
+	// the request is still there for a valid decision
+	if _, err := Decide(tctx(t), cb, carol, r2, team.Deny, "not today", "carol", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	step()
+	if res, err := a.q.Result(id2); err != nil || res.Decision != queue.Denied || res.Reason != "not today" {
+		t.Errorf("carol's denial: %+v %v", res, err)
+	}
+
+	// two approvers at once: exactly one decision is carried out
+	id3 := a.submit(t, "echo once >> once.txt")
+	step()
+	r3 := find(t, cb, id3)
+	var wg sync.WaitGroup
+	for i, k := range []ed25519.PrivateKey{alice, bob} {
+		wg.Go(func() {
+			c := dial(t, s.ClientURL())
+			if _, err := Decide(tctx(t), c, k, r3, team.Approve, "", []string{"alice", "bob"}[i], time.Now()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	step()
+	step()
+	if b, _ := os.ReadFile(filepath.Join(a.f.Root, "once.txt")); string(b) != "once\n" {
+		t.Errorf("once.txt = %q: want one execution", b)
+	}
+
+	// the audit records reached the stream, in order, each once
+	step()
+	si, err := cb.StreamInfo(tctx(t), AuditStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var local int
+	audit.Read(context.Background(), testenv.Folder(t, a.f.Root), a.st, 0, func(audit.Record) error { local++; return nil })
+	if int(si.State.Msgs) != local || local == 0 {
+		t.Errorf("the audit stream holds %d records, the folder %d", si.State.Msgs, local)
+	}
+	if err := cb.DeleteMsg(tctx(t), AuditStream, 1); err == nil {
+		t.Error("the audit stream let a record be deleted")
+	}
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,158 @@
+package relay
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/team"
+	"github.com/sandbox-dev/sandbox/team/natsconn"
+)
+
+// Pending lists the requests of org whose outcome no relay published
+// yet, oldest first (what a remote approver's credentials let it read of
+// the requests and results streams).
+func Pending(ctx context.Context, c *natsconn.Conn, org string) ([]Request, error) {
+	all, err := requests(ctx, c, org)
+	if err != nil {
+		return nil, err
+	}
+	var out []Request
+	for _, r := range all {
+		_, err := c.LastMsg(ctx, ResultsStream, resultSubject(r.Org, r.Host, r.Project, r.ID))
+		switch {
+		case errors.Is(err, natsconn.ErrNoMsg) || errors.Is(err, natsconn.ErrNoStream):
+			out = append(out, r)
+		case err != nil:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// requests reads the requests stream (each request once: a relay that
+// published one again is de-duplicated by the stream, and the last copy
+// wins here).
+func requests(ctx context.Context, c *natsconn.Conn, org string) ([]Request, error) {
+	si, err := c.StreamInfo(ctx, RequestsStream)
+	if errors.Is(err, natsconn.ErrNoStream) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]int{}
+	var out []Request
+	for seq := si.State.FirstSeq; seq != 0 && seq <= si.State.LastSeq; seq++ {
+		m, err := c.GetMsg(ctx, RequestsStream, seq)
+		if errors.Is(err, natsconn.ErrNoMsg) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r Request
+		if json.Unmarshal(m.Data, &r) != nil || m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
+			continue // not what a relay publishes: never shown
+		}
+		if org != "" && r.Org != org {
+			continue
+		}
+		k := r.Host + "." + r.Project + "." + r.ID
+		if i, ok := seen[k]; ok {
+			out[i] = r
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Find returns the published request whose id is id (or starts with it,
+// when that is unambiguous).
+func Find(ctx context.Context, c *natsconn.Conn, org, id string) (Request, error) {
+	all, err := requests(ctx, c, org)
+	if err != nil {
+		return Request{}, err
+	}
+	var hits []Request
+	for _, r := range all {
+		if r.ID == id {
+			return r, nil
+		}
+		if strings.HasPrefix(r.ID, id) {
+			hits = append(hits, r)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return Request{}, fmt.Errorf("%s: no such request on NATS", id)
+	case 1:
+		return hits[0], nil
+	}
+	return Request{}, fmt.Errorf("%s: names %d requests: give more of the id", id, len(hits))
+}
+
+// ErrDecided: this key decided the request already.
+var ErrDecided = errors.New("you decided this request already")
+
+// Decide signs a decision on r with priv and writes it, once per key.
+// Which of several approvers' decisions is carried out is the first the
+// request's relay finds valid (Outcome tells).
+func Decide(ctx context.Context, c *natsconn.Conn, priv ed25519.PrivateKey, r Request, verdict, reason, name string, now time.Time) (team.Decision, error) {
+	if verdict == team.Approve && r.Truncated {
+		return team.Decision{}, fmt.Errorf("%s: its display was cut (%d KiB shown): approve it on %s, where it is shown whole", r.ID, maxDisplay>>10, r.Host)
+	}
+	d := team.Sign(priv, team.Decision{Request: r.ID, Hash: r.Hash, Host: r.Host, Project: r.Project,
+		Verdict: verdict, Reason: reason, Approver: name, Decided: now})
+	data, _ := json.Marshal(d)
+	if _, err := c.KVCreate(ctx, DecisionsKV, DecisionKey(r.Org, r.Host, r.Project, r.ID, d.Key), data); err != nil {
+		if errors.Is(err, natsconn.ErrKeyExists) {
+			return d, fmt.Errorf("%s: %w", r.ID, ErrDecided)
+		}
+		return d, err
+	}
+	return d, nil
+}
+
+// ErrRefused: the request's relay refused the decision (Refusal.Why
+// says why).
+var ErrRefused = errors.New("the request's machine refused this decision")
+
+// Outcome waits for the result of r to be published (its machine's relay
+// carried a decision out), or for the relay's refusal of the decision of
+// key, until ctx ends.
+func Outcome(ctx context.Context, c *natsconn.Conn, r Request, key string) (Result, error) {
+	subj := resultSubject(r.Org, r.Host, r.Project, r.ID)
+	refused := refusalSubject(r.Org, r.Host, r.Project, r.ID, key)
+	for {
+		m, err := c.LastMsg(ctx, ResultsStream, subj)
+		if err == nil {
+			var res Result
+			if err := json.Unmarshal(m.Data, &res); err != nil {
+				return res, err
+			}
+			return res, nil
+		}
+		if !errors.Is(err, natsconn.ErrNoMsg) && !errors.Is(err, natsconn.ErrNoStream) {
+			return Result{}, err
+		}
+		if key != "" {
+			if m, err := c.LastMsg(ctx, ResultsStream, refused); err == nil {
+				var ref Refusal
+				json.Unmarshal(m.Data, &ref)
+				return Result{}, fmt.Errorf("%s: %w: %s", r.ID, ErrRefused, ref.Why)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
