@@ -25,7 +25,8 @@ import (
 // Options say where and how to connect.
 type Options struct {
 	// URL is nats://HOST:PORT or tls://HOST:PORT, optionally with
-	// user:password@ or token@.
+	// user:password@ or token@; several, separated by commas, are tried in
+	// turn (the servers of a cluster).
 	URL string
 	// Creds is a credentials file (a user JWT and its nkey seed).
 	Creds string
@@ -100,9 +101,34 @@ type connectMsg struct {
 	Sig          string `json:"sig,omitempty"`
 }
 
-// Connect dials the server, upgrades to TLS when either side asks for it,
+// Connect dials the server (the first of o.URL's that answers, starting
+// at a random one), upgrades to TLS when either side asks for it,
 // authenticates and waits for the server to accept the connection.
 func Connect(ctx context.Context, o Options) (*Conn, error) {
+	urls := strings.Split(o.URL, ",")
+	start := 0
+	if len(urls) > 1 {
+		var b [1]byte
+		rand.Read(b[:])
+		start = int(b[0]) % len(urls)
+	}
+	var errs []error
+	for i := range urls {
+		one := o
+		one.URL = strings.TrimSpace(urls[(start+i)%len(urls)])
+		c, err := connectOne(ctx, one)
+		if err == nil {
+			return c, nil
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, errors.Join(errs...)
+}
+
+func connectOne(ctx context.Context, o Options) (*Conn, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("nats: bad URL %q", o.URL)

@@ -4,12 +4,22 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 )
+
+// DefaultRequestTimeout bounds a request whose context has no deadline
+// (a JetStream API call a cluster without a leader never answers).
+const DefaultRequestTimeout = 10 * time.Second
 
 // Request publishes data to subject with a reply subject of this
 // connection's inbox and waits for the first reply (ErrNoReply when the
 // server says nobody listens).
 func (c *Conn) Request(ctx context.Context, subject string, hdr Header, data []byte) (*Msg, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultRequestTimeout)
+		defer cancel()
+	}
 	ch := make(chan *Msg, 1)
 	c.mu.Lock()
 	if c.err != nil {

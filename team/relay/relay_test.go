@@ -299,3 +299,14 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+func approverOpts() approver.ApproveOptions { return approver.ApproveOptions{} }
+
+func readRuns(t *testing.T, m *machine) string {
+	b, _ := os.ReadFile(filepath.Join(m.f.Root, "runs.txt"))
+	return string(b)
+}
+
+func readAll(t *testing.T, m *machine, each func()) {
+	audit.Read(context.Background(), testenv.Folder(t, m.f.Root), m.st, 0, func(audit.Record) error { each(); return nil })
+}

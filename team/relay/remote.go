@@ -111,8 +111,17 @@ func Decide(ctx context.Context, c *natsconn.Conn, priv ed25519.PrivateKey, r Re
 	d := team.Sign(priv, team.Decision{Request: r.ID, Hash: r.Hash, Host: r.Host, Project: r.Project,
 		Verdict: verdict, Reason: reason, Approver: name, Decided: now})
 	data, _ := json.Marshal(d)
-	if _, err := c.KVCreate(ctx, DecisionsKV, DecisionKey(r.Org, r.Host, r.Project, r.ID, d.Key), data); err != nil {
+	k := DecisionKey(r.Org, r.Host, r.Project, r.ID, d.Key)
+	if _, err := c.KVCreate(ctx, DecisionsKV, k, data); err != nil {
 		if errors.Is(err, natsconn.ErrKeyExists) {
+			// this very decision, stored by an attempt whose
+			// acknowledgement was lost (a server failing over), counts
+			if e, gerr := c.KVGet(ctx, DecisionsKV, k); gerr == nil {
+				var stored team.Decision
+				if json.Unmarshal(e.Value, &stored) == nil && stored.Sig == d.Sig {
+					return d, nil
+				}
+			}
 			return d, fmt.Errorf("%s: %w", r.ID, ErrDecided)
 		}
 		return d, err
