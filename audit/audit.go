@@ -47,6 +47,10 @@ type Record struct {
 	Prev        string          `json:"prev"`
 	HMAC        string          `json:"hmac"`
 	Authentic   bool            `json:"-"`
+	// Line is the record exactly as the log holds it (without its
+	// newline): a copy kept elsewhere (team mode's audit stream) is
+	// verified from these bytes (VerifyChain). Set by Read and Follow.
+	Line []byte `json:"-"`
 }
 
 // Head names a record of the chain: its sequence number and the hex

@@ -155,5 +155,6 @@ func (t *tailer) decode(li *lineInfo) (Record, bool) {
 		_, mac := t.sig.sums(p.prefix)
 		rec.Authentic = mac == p.mac
 	}
+	rec.Line = append([]byte(nil), li.b...)
 	return rec, true
 }

@@ -27,6 +27,7 @@ type scanner struct {
 	gaps        []gap   // sequence gaps, upgraded to reorders when filled later
 	torn        *tornLine
 	forgedRun   forgedRun
+	chainOnly   bool // no key: the HMACs are not checked (VerifyChain)
 }
 
 type gap struct {
@@ -77,7 +78,7 @@ func (s *scanner) line(li *lineInfo, final bool) {
 		return
 	}
 	sum, mac := s.sig.sums(p.prefix)
-	authentic := hmac.Equal(mac[:], p.mac[:])
+	authentic := s.chainOnly || hmac.Equal(mac[:], p.mac[:])
 	if s.torn != nil {
 		s.explainTorn(p, authentic)
 	}

@@ -32,6 +32,9 @@ type auditVerifyOptions struct {
 	dir      dirFlag
 	args     []string
 	json     bool
+	nats     natsFlags
+	host     string
+	project  string
 	out, err io.Writer
 }
 
@@ -54,10 +57,16 @@ A torn last line left by a crash is reported as a warning, not as tampering.`,
 	}
 	opts.dir.bind(cmd)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
+	opts.nats.bind(cmd, "verify every folder's chain from the team's audit stream")
+	cmd.Flags().StringVar(&opts.host, "host", "", "with --nats: only this machine's folders")
+	cmd.Flags().StringVar(&opts.project, "project", "", "with --nats: only this project")
 	return cmd
 }
 
-func runAuditVerify(_ context.Context, opts *auditVerifyOptions) error {
+func runAuditVerify(ctx context.Context, opts *auditVerifyOptions) error {
+	if opts.nats.url != "" {
+		return runAuditVerifyNATS(ctx, opts)
+	}
 	f, err := opts.dir.resolve(opts.args)
 	if err != nil {
 		return err

@@ -256,3 +256,52 @@ func showRemote(w io.Writer, r relay.Request) {
 		fmt.Fprintln(w, "[cut: approve it on its machine, where it is shown whole]")
 	}
 }
+
+// runAuditVerifyNATS verifies each folder's chain as the team's audit
+// stream holds it (relay.VerifyAudit): exit 1 when one fails.
+func runAuditVerifyNATS(ctx context.Context, opts *auditVerifyOptions) error {
+	c, err := opts.nats.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	chains, err := relay.VerifyAudit(ctx, c, relay.Token(opts.nats.org), tokenOrEmpty(opts.host), tokenOrEmpty(opts.project))
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		enc := json.NewEncoder(opts.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(chains); err != nil {
+			return err
+		}
+	}
+	bad := 0
+	for _, ch := range chains {
+		if !opts.json {
+			state := "OK"
+			if !ch.Report.OK {
+				state = "FAILED: " + display.EscapeLine(ch.Report.FirstBad.String())
+			}
+			fmt.Fprintf(opts.out, "%s/%s: %d records, %s\n", display.EscapeLine(ch.Host), display.EscapeLine(ch.Project), ch.Report.Records, state)
+		}
+		if !ch.Report.OK {
+			bad++
+		}
+	}
+	if len(chains) == 0 {
+		fmt.Fprintln(opts.err, "sandbox: no audit records on NATS for that organisation, host and project")
+	}
+	if bad > 0 {
+		return &exitError{code: exitAuditBad, msg: fmt.Sprintf("%d of %d audit chains on NATS FAILED verification", bad, len(chains))}
+	}
+	fmt.Fprintln(opts.err, "sandbox: chains verified without the machines' keys: the links and the sequence (each machine's `audit verify` checks its HMACs)")
+	return nil
+}
+
+func tokenOrEmpty(s string) string {
+	if s == "" {
+		return ""
+	}
+	return relay.Token(s)
+}

@@ -109,6 +109,11 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 	})
 	a.mustSandbox("deny", v2.ID, "--dir", dir, "--reason", "no")
 	req2.Wait()
+	// the team's audit stream holds A's chain, intact
+	testenv.WaitFor(t, "the audit stream to verify", func() bool {
+		out, err := b.sandbox("audit", "verify", "--nats", url, "--org", "acme", "--host", "ws-a")
+		return err == nil && strings.Contains(out, "ws-a/"+filepath.Base(dir)+": ") && strings.Contains(out, "records, OK")
+	})
 	if strings.Contains(relayLog.String(), "panic") {
 		t.Errorf("relay:\n%s", relayLog.String())
 	}

@@ -368,6 +368,12 @@ func (c *Conn) GetMsg(ctx context.Context, stream string, seq uint64) (*StoredMs
 	return c.getMsg(ctx, stream, map[string]any{"seq": seq})
 }
 
+// NextMsg reads a stream's first message at or after seq whose subject
+// matches subject (wildcards allowed).
+func (c *Conn) NextMsg(ctx context.Context, stream, subject string, seq uint64) (*StoredMsg, error) {
+	return c.getMsg(ctx, stream, map[string]any{"seq": seq, "next_by_subj": subject})
+}
+
 // LastMsg reads a stream's last message on subject.
 func (c *Conn) LastMsg(ctx context.Context, stream, subject string) (*StoredMsg, error) {
 	return c.getMsg(ctx, stream, map[string]any{"last_by_subj": subject})

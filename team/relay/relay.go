@@ -383,9 +383,9 @@ func (r *Relay) publishAudit(ctx context.Context, c *natsconn.Conn, f *Folder) e
 		f.auditOK = true
 	}
 	return f.ReadAudit(ctx, f.auditAt, func(rec audit.Record) error {
-		data, err := json.Marshal(rec)
-		if err != nil {
-			return err
+		data := rec.Line // the bytes the chain hashes (audit.VerifyChain)
+		if len(data) == 0 {
+			return fmt.Errorf("audit record %d of %s: no line to publish", rec.Seq, f.Project)
 		}
 		hdr := natsconn.Header{natsconn.HeaderMsgID: {r.Host + "." + f.Project + ".audit." + strconv.FormatUint(rec.Seq, 10)}}
 		if _, err := c.PublishJS(ctx, subj, hdr, data); err != nil {

@@ -291,6 +291,50 @@ func TestRelayRemoteApproval(t *testing.T) {
 	if err := cb.DeleteMsg(tctx(t), AuditStream, 1); err == nil {
 		t.Error("the audit stream let a record be deleted")
 	}
+	if err := cb.PurgeStream(tctx(t), AuditStream); err == nil {
+		t.Error("the audit stream let itself be purged")
+	}
+	chains, err := VerifyAudit(tctx(t), cb, "acme", "", "")
+	if err != nil || len(chains) != 1 || !chains[0].Report.OK || chains[0].Report.Records != local || chains[0].Project != "payments" {
+		t.Errorf("verify from the stream: %+v %v", chains, err)
+	}
+}
+
+// audit verify --nats's check: the stream's copy of a folder's log with
+// a record missing (a stream made without deny_delete, or a relay that
+// skipped one) fails, and says which.
+func TestVerifyAuditFindsARemovedRecord(t *testing.T) {
+	s := startServer(t)
+	c := dial(t, s.ClientURL())
+	m := newMachine(t, "ws-a", "payments", "")
+	for range 5 {
+		id := m.submit(t, "echo x")
+		m.f.Approver.Deny(context.Background(), id, "no")
+	}
+	var lines [][]byte
+	readAllLines(t, m, func(l []byte) { lines = append(lines, l) })
+	if len(lines) < 4 {
+		t.Fatalf("%d records", len(lines))
+	}
+	if _, err := c.AddStream(tctx(t), natsconn.StreamConfig{Name: AuditStream, Subjects: []string{"sandbox.audit.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range lines {
+		if i == 2 {
+			continue // removed
+		}
+		if _, err := c.PublishJS(tctx(t), auditSubject("acme", "ws-a", "payments"), nil, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chains, err := VerifyAudit(tctx(t), c, "acme", "ws-a", "payments")
+	if err != nil || len(chains) != 1 {
+		t.Fatalf("%+v %v", chains, err)
+	}
+	rep := chains[0].Report
+	if rep.OK || rep.FirstBad == nil || !strings.Contains(rep.FirstBad.Message, "record 3 missing") {
+		t.Errorf("a removed record went unnoticed: %+v", rep.FirstBad)
+	}
 }
 
 type testWriter struct{ t testing.TB }
@@ -305,6 +349,10 @@ func approverOpts() approver.ApproveOptions { return approver.ApproveOptions{} }
 func readRuns(t *testing.T, m *machine) string {
 	b, _ := os.ReadFile(filepath.Join(m.f.Root, "runs.txt"))
 	return string(b)
+}
+
+func readAllLines(t *testing.T, m *machine, each func([]byte)) {
+	audit.Read(context.Background(), testenv.Folder(t, m.f.Root), m.st, 0, func(r audit.Record) error { each(r.Line); return nil })
 }
 
 func readAll(t *testing.T, m *machine, each func()) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sandbox-dev/sandbox/audit"
 	"strings"
 	"time"
 
@@ -164,4 +165,54 @@ func Outcome(ctx context.Context, c *natsconn.Conn, r Request, key string) (Resu
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// AuditChain is one folder's audit records as the stream holds them,
+// verified as a chain.
+type AuditChain struct {
+	Host, Project string
+	Report        *audit.Report
+}
+
+// VerifyAudit reads the audit records of org from the stream (of host
+// and project, when not empty) and verifies each folder's chain
+// (audit.VerifyChain: without the machines' keys, the chain links and
+// the sequence).
+func VerifyAudit(ctx context.Context, c *natsconn.Conn, org, host, project string) ([]AuditChain, error) {
+	subj := "sandbox.audit." + org + "."
+	switch {
+	case host != "" && project != "":
+		subj += host + "." + project
+	case host != "":
+		subj += host + ".*"
+	case project != "":
+		subj += "*." + project
+	default:
+		subj += "*.*"
+	}
+	lines := map[string][][]byte{}
+	var order []string
+	for seq := uint64(1); ; {
+		m, err := c.NextMsg(ctx, AuditStream, subj, seq)
+		if errors.Is(err, natsconn.ErrNoMsg) || errors.Is(err, natsconn.ErrNoStream) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := lines[m.Subject]; !ok {
+			order = append(order, m.Subject)
+		}
+		lines[m.Subject] = append(lines[m.Subject], m.Data)
+		seq = m.Seq + 1
+	}
+	var out []AuditChain
+	for _, s := range order {
+		t := strings.Split(s, ".")
+		if len(t) != 5 {
+			continue
+		}
+		out = append(out, AuditChain{Host: t[3], Project: t[4], Report: audit.VerifyChain(s, lines[s], nil)})
+	}
+	return out, nil
 }
