@@ -158,3 +158,21 @@ func (t *tailer) decode(li *lineInfo) (Record, bool) {
 	rec.Line = append([]byte(nil), li.b...)
 	return rec, true
 }
+
+// Reader reads a log's records incrementally: each Poll reads only what
+// was appended since the last (team mode's relay publishes them so).
+type Reader struct{ t *tailer }
+
+// NewReader starts after record seq after.
+func NewReader(f folder.Folder, st *userstate.State, after uint64) (*Reader, error) {
+	t, err := newTailer(f, st, after)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{t: t}, nil
+}
+
+// Poll calls fn for each record appended since the last Poll, in order.
+// A record fn failed on is not read again: make a new Reader from the
+// last record handled.
+func (r *Reader) Poll(ctx context.Context, fn func(Record) error) error { return r.t.poll(ctx, fn) }

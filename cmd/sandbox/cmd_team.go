@@ -107,11 +107,10 @@ func runRelay(ctx context.Context, opts *relayOptions) error {
 		}
 		seen[project] = f.Root
 		st := env.st
+		memo := store.NewMemo(log) // a policy load per decision otherwise
 		r.Folders = append(r.Folders, &relay.Folder{Root: f.Root, Project: project, Queue: env.q, Approver: env.ap,
-			Policy: func() (*policy.Engine, error) { e, _, err := store.Load(f, st, log); return e, err },
-			ReadAudit: func(ctx context.Context, after uint64, fn func(audit.Record) error) error {
-				return audit.Read(ctx, f, st, after, fn)
-			}})
+			Policy: func() (*policy.Engine, error) { e, _, err := memo.Load(f, st); return e, err },
+			OpenAudit: func(after uint64) (relay.AuditReader, error) { return audit.NewReader(f, st, after) }})
 		fmt.Fprintf(opts.err, "sandbox relay: %s as %s.%s.%s\n", f.Root, r.Org, r.Host, project)
 	}
 	err := r.Run(ctx, opts.nats.dial, opts.replicas)

@@ -29,12 +29,17 @@ type Folder struct {
 	Approver *approver.Approver
 	// Policy loads the folder's accepted policy (its approvers: list).
 	Policy func() (*policy.Engine, error)
-	// ReadAudit calls fn for the folder's audit records after seq
-	// (audit.Read); nil publishes none.
-	ReadAudit func(ctx context.Context, after uint64, fn func(audit.Record) error) error
+	// OpenAudit reads the folder's audit records after seq, incrementally
+	// (audit.NewReader); nil publishes none.
+	OpenAudit func(after uint64) (AuditReader, error)
 
-	auditAt uint64 // the last audit record published
-	auditOK bool   // auditAt was read from the stream on this connection
+	auditAt uint64      // the last audit record published
+	audit   AuditReader // reading from auditAt on this connection; nil: find where the stream stands
+}
+
+// AuditReader is an incremental reader of a folder's audit records.
+type AuditReader interface {
+	Poll(ctx context.Context, fn func(audit.Record) error) error
 }
 
 // Relay serves a machine's folders on one NATS connection at a time.
@@ -95,7 +100,7 @@ func (r *Relay) Attach(ctx context.Context, c *natsconn.Conn) error {
 	r.published = map[string]bool{}
 	r.mu.Unlock()
 	for _, f := range r.Folders {
-		f.auditOK = false
+		f.audit = nil
 	}
 	return nil
 }
@@ -159,12 +164,78 @@ func (r *Relay) session(ctx context.Context, dial func(context.Context) (*natsco
 		return err
 	}
 	r.log().Info("relay: connected", "server", c.ServerVersion(), "folders", len(r.Folders))
-	for ctx.Err() == nil {
-		if err := r.Step(ctx, c, time.Second); err != nil {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() { errs <- r.publishLoop(sctx, c) }()
+	go func() { errs <- r.decisionLoop(sctx, c) }()
+	err = <-errs
+	cancel()
+	<-errs
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// publishLoop publishes each folder's new requests and audit records as
+// soon as its queue changes (file system notification), and every second
+// besides.
+func (r *Relay) publishLoop(ctx context.Context, c *natsconn.Conn) error {
+	wake := make(chan struct{}, 1)
+	for _, f := range r.Folders {
+		ch, err := f.Queue.Changes(ctx)
+		if err != nil {
 			return err
 		}
+		go func() {
+			for range ch {
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}()
 	}
-	return nil
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		for _, f := range r.Folders {
+			if err := r.publishPending(ctx, c, f); err != nil {
+				return err
+			}
+			if err := r.publishAudit(ctx, c, f); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.Done():
+			return c.Err()
+		case <-wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// decisionLoop carries out the decisions as they arrive (a long poll of
+// the consumer).
+func (r *Relay) decisionLoop(ctx context.Context, c *natsconn.Conn) error {
+	for ctx.Err() == nil {
+		// one at a time: a pull of more would be held open after the first
+		// until the rest came or it expired
+		msgs, err := c.Fetch(ctx, "KV_"+DecisionsKV, r.consumer(), 1, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			if err := r.apply(ctx, c, m); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
 }
 
 // publishPending publishes the folder's pending requests not published
@@ -362,11 +433,11 @@ func (r *Relay) publishResult(ctx context.Context, c *natsconn.Conn, f *Folder, 
 // publishAudit sends the folder's audit records the stream lacks, in
 // order, each once (its sequence number is its de-duplication id).
 func (r *Relay) publishAudit(ctx context.Context, c *natsconn.Conn, f *Folder) error {
-	if f.ReadAudit == nil {
+	if f.OpenAudit == nil {
 		return nil
 	}
 	subj := auditSubject(r.Org, r.Host, f.Project)
-	if !f.auditOK {
+	if f.audit == nil {
 		last, err := c.LastMsg(ctx, AuditStream, subj)
 		switch {
 		case errors.Is(err, natsconn.ErrNoMsg):
@@ -380,9 +451,13 @@ func (r *Relay) publishAudit(ctx context.Context, c *natsconn.Conn, f *Folder) e
 			}
 			f.auditAt = rec.Seq
 		}
-		f.auditOK = true
+		rd, err := f.OpenAudit(f.auditAt)
+		if err != nil {
+			return err
+		}
+		f.audit = rd
 	}
-	return f.ReadAudit(ctx, f.auditAt, func(rec audit.Record) error {
+	err := f.audit.Poll(ctx, func(rec audit.Record) error {
 		data := rec.Line // the bytes the chain hashes (audit.VerifyChain)
 		if len(data) == 0 {
 			return fmt.Errorf("audit record %d of %s: no line to publish", rec.Seq, f.Project)
@@ -394,4 +469,8 @@ func (r *Relay) publishAudit(ctx context.Context, c *natsconn.Conn, f *Folder) e
 		f.auditAt = rec.Seq
 		return nil
 	})
+	if err != nil {
+		f.audit = nil // read again from the last record published
+	}
+	return err
 }

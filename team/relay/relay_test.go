@@ -25,7 +25,7 @@ import (
 	"github.com/sandbox-dev/sandbox/team/natsconn"
 )
 
-func startServer(t *testing.T) *server.Server {
+func startServer(t testing.TB) *server.Server {
 	t.Helper()
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -64,7 +64,7 @@ type machine struct {
 	relay *Relay
 }
 
-func newMachine(t *testing.T, host, project string, approvers string) *machine {
+func newMachine(t testing.TB, host, project string, approvers string) *machine {
 	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	f := testenv.Folder(t, root)
@@ -95,13 +95,11 @@ func newMachine(t *testing.T, host, project string, approvers string) *machine {
 	}
 	fo := &Folder{Root: root, Project: project, Queue: q, Approver: ap,
 		Policy: func() (*policy.Engine, error) { e, _, err := store.Load(f, st, nil); return e, err },
-		ReadAudit: func(ctx context.Context, after uint64, fn func(audit.Record) error) error {
-			return audit.Read(ctx, f, st, after, fn)
-		}}
+		OpenAudit: func(after uint64) (AuditReader, error) { return audit.NewReader(f, st, after) }}
 	return &machine{f: fo, q: q, st: st, relay: &Relay{Org: "acme", Host: host, Folders: []*Folder{fo}, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}}
 }
 
-func (m *machine) submit(t *testing.T, script string) string {
+func (m *machine) submit(t testing.TB, script string) string {
 	t.Helper()
 	req := &queue.Request{Kind: queue.KindShell, Shell: &queue.ShellPayload{Shell: "bash", Script: script},
 		Cwd: m.f.Root, Source: queue.SourceCLI, Session: "s-" + queue.NewID()}
@@ -141,7 +139,7 @@ func find(t *testing.T, c *natsconn.Conn, id string) Request {
 	return Request{}
 }
 
-func auditEvents(t *testing.T, m *machine, event string) []audit.Record {
+func auditEvents(t testing.TB, m *machine, event string) []audit.Record {
 	t.Helper()
 	var out []audit.Record
 	root := m.f.Root
