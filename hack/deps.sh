@@ -46,3 +46,16 @@ if [ -f hack/clients/package-lock.json ] && command -v npm >/dev/null; then
     touch hack/clients/node_modules
   fi
 fi
+
+# natscli, which the team-mode tests use to read the streams as any NATS
+# tool would (connector/e2e/team_test.go), built once into the tools cache
+# that hack/hygiene.sh uses too; hack/test.sh puts it on PATH.
+tools="${SANDBOX_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/sandbox-tools}"
+natscli_version=v0.5.0
+if [ ! -x "$tools/natscli-$natscli_version/nats" ] && command -v go >/dev/null; then
+  echo "deps: go install github.com/nats-io/natscli/nats@$natscli_version into $tools"
+  mkdir -p "$tools/tmp-natscli-$$" "$tools/natscli-$natscli_version"
+  GOBIN="$tools/tmp-natscli-$$" go install "github.com/nats-io/natscli/nats@$natscli_version"
+  mv -f "$tools/tmp-natscli-$$/nats" "$tools/natscli-$natscli_version/nats"
+  rmdir "$tools/tmp-natscli-$$"
+fi

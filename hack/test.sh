@@ -10,6 +10,8 @@ if [ "${CI:-}" = "true" ]; then
   export SANDBOX_STRICT_SKIPS=1
 fi
 export PATH="$PWD/hack/clients/node_modules/.bin:$PATH"
+# natscli (hack/deps.sh)
+export PATH="${SANDBOX_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/sandbox-tools}/natscli-v0.5.0:$PATH"
 
 echo "== go vet (linux, windows, darwin)"
 go vet ./...

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/team/relay"
 )
 
 // Team mode through the real binary, two machines (their own project and
@@ -40,14 +41,14 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	relay := exec.CommandContext(ctx, sandboxBin, "relay", dir, "--nats", url, "--org", "acme", "--host", "ws-a")
-	relay.Env = a.vars()
+	relayCmd := exec.CommandContext(ctx, sandboxBin, "relay", dir, "--nats", url, "--org", "acme", "--host", "ws-a")
+	relayCmd.Env = a.vars()
 	var relayLog bytes.Buffer
-	relay.Stderr = &relayLog
-	if err := relay.Start(); err != nil {
+	relayCmd.Stderr = &relayLog
+	if err := relayCmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { relay.Process.Kill(); relay.Wait() })
+	t.Cleanup(func() { relayCmd.Process.Kill(); relayCmd.Wait() })
 
 	ask := func(argv ...string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.CommandContext(ctx, sandboxBin, append([]string{"request", "--dir", dir, "--wait", "90s", "--"}, argv...)...)
@@ -94,6 +95,34 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 	}
 	if err := req.Wait(); err != nil || !strings.Contains(reqOut.String(), "hello-remote") {
 		t.Errorf("the requester on A: %v\n%s", err, reqOut.String())
+	}
+
+	// the streams are plain JetStream: natscli reads them
+	natscli := testenv.RequireCommand(t, "nats")
+	nats := func(args ...string) (string, error) {
+		out, err := exec.CommandContext(ctx, natscli, append([]string{"--server", url}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	out, err = nats("stream", "info", relay.AuditStream, "--json")
+	var info struct {
+		Config struct {
+			DenyDelete bool `json:"deny_delete"`
+			DenyPurge  bool `json:"deny_purge"`
+		} `json:"config"`
+		State struct {
+			Messages int `json:"messages"`
+		} `json:"state"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &info) != nil || info.State.Messages == 0 || !info.Config.DenyDelete || !info.Config.DenyPurge {
+		t.Errorf("natscli stream info: %v %+v\n%s", err, info, out)
+	}
+	key := relay.DecisionKey("acme", "ws-a", filepath.Base(dir), v.ID, pub)
+	out, err = nats("kv", "get", relay.DecisionsKV, key, "--raw")
+	if err != nil || !strings.Contains(out, `"verdict":"approved"`) || !strings.Contains(out, `"sig":`) {
+		t.Errorf("natscli kv get %s: %v\n%s", key, err, out)
+	}
+	if out, err := nats("stream", "rmm", relay.AuditStream, "1", "-f"); err == nil {
+		t.Errorf("natscli deleted an audit record:\n%s", out)
 	}
 
 	// outside bob's scope: refused, audited, and still decidable on A
