@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,7 @@ func (n *natsFlags) dial(ctx context.Context) (*natsconn.Conn, error) {
 type relayOptions struct {
 	nats     natsFlags
 	host     string
+	otlp     string
 	replicas int
 	dirs     []string
 	err      io.Writer
@@ -73,6 +75,7 @@ by itself.`,
 	opts.nats.bind(cmd, "relay")
 	cmd.Flags().StringVar(&opts.host, "host", "", "this machine's name in the subjects (default: the host name)")
 	cmd.Flags().IntVar(&opts.replicas, "replicas", 1, "replicas of the streams it creates (3 on a three-node cluster)")
+	cmd.Flags().StringVar(&opts.otlp, "otlp", "", "also export every audit record as an OpenTelemetry log to this OTLP/HTTP `URL` (a collector's /v1/logs)")
 	return cmd
 }
 
@@ -86,6 +89,12 @@ func runRelay(ctx context.Context, opts *relayOptions) error {
 	}
 	log := slog.New(slog.NewTextHandler(opts.err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	r := &relay.Relay{Org: relay.Token(opts.nats.org), Host: relay.Token(host), Log: log}
+	if opts.otlp != "" {
+		if u, err := url.Parse(opts.otlp); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageErrorf("invalid argument --otlp %q: want an http(s) URL", opts.otlp)
+		}
+		r.OTLP = &relay.OTLP{URL: opts.otlp}
+	}
 	dirs := opts.dirs
 	if len(dirs) == 0 {
 		dirs = []string{""}

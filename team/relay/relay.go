@@ -48,6 +48,9 @@ type Relay struct {
 	Folders   []*Folder
 	Now       func() time.Time
 	Log       *slog.Logger
+	// OTLP, when set, also exports every audit record published as an
+	// OpenTelemetry log record (a SIEM's collector).
+	OTLP *OTLP
 
 	mu        sync.Mutex
 	published map[string]bool // project/id of requests published on this connection
@@ -467,10 +470,20 @@ func (r *Relay) publishAudit(ctx context.Context, c *natsconn.Conn, f *Folder) e
 			return err
 		}
 		f.auditAt = rec.Seq
+		if r.OTLP != nil {
+			if n := r.OTLP.add(r.Org, r.Host, f.Project, rec); n > 0 {
+				r.log().Warn("relay: the OpenTelemetry collector is behind: oldest records not exported (NATS and the folder keep them)", "dropped", n)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		f.audit = nil // read again from the last record published
+	}
+	if r.OTLP != nil {
+		if oerr := r.OTLP.send(ctx); oerr != nil {
+			r.log().Warn("relay: OpenTelemetry export; retried with the next records", "err", oerr)
+		}
 	}
 	return err
 }

@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -94,7 +98,7 @@ func newMachine(t testing.TB, host, project string, approvers string) *machine {
 		t.Fatal(err)
 	}
 	fo := &Folder{Root: root, Project: project, Queue: q, Approver: ap,
-		Policy: func() (*policy.Engine, error) { e, _, err := store.Load(f, st, nil); return e, err },
+		Policy:    func() (*policy.Engine, error) { e, _, err := store.Load(f, st, nil); return e, err },
 		OpenAudit: func(after uint64) (AuditReader, error) { return audit.NewReader(f, st, after) }}
 	return &machine{f: fo, q: q, st: st, relay: &Relay{Org: "acme", Host: host, Folders: []*Folder{fo}, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))}}
 }
@@ -163,6 +167,8 @@ func TestRelayRemoteApproval(t *testing.T) {
 	a := newMachine(t, "ws-a", "payments", "approvers:\n"+trust("alice", alice)+trust("bob", bob, "command:echo **")+
 		trust("carol", carol)+trust("dave", dave))
 	ca, cb := dial(t, s.ClientURL()), dial(t, s.ClientURL())
+	col := newCollector(t)
+	a.relay.OTLP = &OTLP{URL: col.url}
 	if err := Setup(tctx(t), ca, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -296,6 +302,79 @@ func TestRelayRemoteApproval(t *testing.T) {
 	if err != nil || len(chains) != 1 || !chains[0].Report.OK || chains[0].Report.Records != local || chains[0].Project != "payments" {
 		t.Errorf("verify from the stream: %+v %v", chains, err)
 	}
+	// the OpenTelemetry collector got every record (its first answer was
+	// a refusal: those came again with the next)
+	if seqs := col.seqs(); len(seqs) != local || seqs[0] != 1 || seqs[len(seqs)-1] != uint64(local) {
+		t.Errorf("the collector got records %v, want 1..%d", seqs, local)
+	}
+}
+
+// collector is an OTLP/HTTP logs receiver that refuses its first request.
+type collector struct {
+	url string
+	mu  sync.Mutex
+	got map[uint64]bool
+	n   int
+}
+
+func newCollector(t *testing.T) *collector {
+	c := &collector{got: map[uint64]bool{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.n++
+		if r.URL.Path != "/v1/logs" || r.Header.Get("Content-Type") != "application/json" {
+			http.Error(w, "wrong endpoint", http.StatusNotFound)
+			return
+		}
+		if c.n == 1 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		var body struct {
+			ResourceLogs []struct {
+				ScopeLogs []struct {
+					LogRecords []struct {
+						Body       struct{ StringValue string }
+						Attributes []struct {
+							Key   string
+							Value struct{ IntValue string }
+						}
+					}
+				}
+			}
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		for _, rl := range body.ResourceLogs {
+			for _, sl := range rl.ScopeLogs {
+				for _, lr := range sl.LogRecords {
+					for _, a := range lr.Attributes {
+						if a.Key == "sandbox.seq" {
+							n, _ := strconv.ParseUint(a.Value.IntValue, 10, 64)
+							c.got[n] = true
+						}
+					}
+				}
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c.url = srv.URL
+	return c
+}
+
+func (c *collector) seqs() []uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []uint64
+	for s := range c.got {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // audit verify --nats's check: the stream's copy of a folder's log with
