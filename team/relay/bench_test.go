@@ -1,8 +1,8 @@
 package relay
 
 import (
-	"crypto/ed25519"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"slices"
