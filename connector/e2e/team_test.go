@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -43,8 +44,13 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 	defer cancel()
 	relayCmd := exec.CommandContext(ctx, sandboxBin, "relay", dir, "--nats", url, "--org", "acme", "--host", "ws-a")
 	relayCmd.Env = a.vars()
-	var relayLog bytes.Buffer
-	relayCmd.Stderr = &relayLog
+	// a file, not a buffer: the relay writes it while the test reads it
+	relayLog, err := os.Create(filepath.Join(t.TempDir(), "relay.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relayLog.Close()
+	relayCmd.Stderr = relayLog
 	if err := relayCmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +149,7 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 		out, err := b.sandbox("audit", "verify", "--nats", url, "--org", "acme", "--host", "ws-a")
 		return err == nil && strings.Contains(out, "ws-a/"+filepath.Base(dir)+": ") && strings.Contains(out, "records, OK")
 	})
-	if strings.Contains(relayLog.String(), "panic") {
-		t.Errorf("relay:\n%s", relayLog.String())
+	if log, _ := os.ReadFile(relayLog.Name()); strings.Contains(string(log), "panic") {
+		t.Errorf("relay:\n%s", log)
 	}
 }
