@@ -3,6 +3,7 @@ package launcher
 import (
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,17 +48,9 @@ func (d *shimsDone) current(key string, stamp []filestamp.Stamp) bool {
 func linksStamp(dir, exe string) []filestamp.Stamp { return filestamp.All(dir, exe) }
 
 func linksKey(dir, exe string, names []string) string {
-	return dir + "\x00" + exe + "\x00" + stringsKey(names)
-}
-
-func stringsKey(names []string) string {
 	s := slices.Clone(names)
 	slices.Sort(s)
-	out := ""
-	for _, n := range s {
-		out += n + "\x00"
-	}
-	return out
+	return dir + "\x00" + exe + "\x00" + strings.Join(s, "\x00")
 }
 
 // linksCurrent reports whether the shims of names linked to exe are in

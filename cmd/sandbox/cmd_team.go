@@ -21,6 +21,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
+	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/team"
 	"github.com/sandbox-dev/sandbox/team/natsconn"
@@ -118,7 +119,7 @@ func runRelay(ctx context.Context, opts *relayOptions) error {
 		st := env.st
 		memo := store.NewMemo(log) // a policy load per decision otherwise
 		r.Folders = append(r.Folders, &relay.Folder{Root: f.Root, Project: project, Queue: env.q, Approver: env.ap,
-			Policy: func() (*policy.Engine, error) { e, _, err := memo.Load(f, st); return e, err },
+			Policy:    func() (*policy.Engine, error) { e, _, err := memo.Load(f, st); return e, err },
 			OpenAudit: func(after uint64) (relay.AuditReader, error) { return audit.NewReader(f, st, after) }})
 		fmt.Fprintf(opts.err, "sandbox relay: %s as %s.%s.%s\n", f.Root, r.Org, r.Host, project)
 	}
@@ -221,11 +222,9 @@ func decideNATS(ctx context.Context, n *natsFlags, id, verdict, reason, hash str
 			}
 		}
 	}
-	name := os.Getenv("USER")
-	if name == "" {
-		name = "approver"
-	}
-	d, err := relay.Decide(ctx, c, priv, r, verdict, reason, name, time.Now())
+	// the name it gives itself (user@host); the relay shows the name the
+	// folder's policy gives the key
+	d, err := relay.Decide(ctx, c, priv, r, verdict, reason, queue.LocalUser(), time.Now())
 	if err != nil {
 		return err
 	}

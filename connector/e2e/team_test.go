@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/team/natstest"
 	"github.com/sandbox-dev/sandbox/team/relay"
 )
 
@@ -23,16 +23,7 @@ import (
 // reaches A's requester and B's approver; B's key outside its scope is
 // refused, and the refusal is in A's audit log.
 func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	url := s.ClientURL()
+	url := natstest.Start(t, nil).ClientURL()
 
 	a, b := newEnv(t), newEnv(t) // two machines' per-user states
 	dir := a.project("claude", nil)

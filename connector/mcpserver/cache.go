@@ -10,38 +10,38 @@ import (
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 )
 
 // statusCache keeps the expensive parts of sandbox_status (loading the
 // policy, verifying the whole audit log) until the files they come from
-// change, as told by a fingerprint of their names, sizes and times.
+// change: the policy's engine through store.Memo, the audit's result by
+// a fingerprint of the log files' names, sizes and times.
 type statusCache struct {
 	mu sync.Mutex
 	// the fields below are guarded by mu.
-	policyKey string
+	memo      *store.Memo    // made on first use, with the first caller's logger
+	policyEng *policy.Engine // the engine policyVal summarises
 	policyVal PolicyStatus
 	auditKey  string
 	auditVal  AuditStatus
 }
 
 func (c *statusCache) policy(f folder.Folder, us *userstate.State, log *slog.Logger) PolicyStatus {
-	dir, err := us.FolderDir(f.Root)
-	if err != nil {
-		return PolicyStatus{State: "unavailable", Rules: map[string]map[string]int{}, Warnings: []string{err.Error()}}
-	}
-	key := fingerprint(f.Policy()) + fingerprintDir(dir, "")
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if key == c.policyKey {
-		return c.policyVal
+	if c.memo == nil {
+		c.memo = store.NewMemo(log)
 	}
-	eng, warns, err := store.Load(f, us, log)
+	eng, warns, err := c.memo.Load(f, us)
 	if err != nil {
 		return PolicyStatus{State: "unavailable", Rules: map[string]map[string]int{}, Warnings: []string{err.Error()}}
 	}
-	c.policyKey, c.policyVal = key, policySummary(eng, warns)
+	if eng != c.policyEng {
+		c.policyEng, c.policyVal = eng, policySummary(eng, warns)
+	}
 	return c.policyVal
 }
 

@@ -13,25 +13,12 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
+	"github.com/sandbox-dev/sandbox/team/natstest"
 )
 
 // startServer runs a real nats-server in this process, JetStream on.
 func startServer(t *testing.T, set func(*server.Options)) *server.Server {
-	t.Helper()
-	o := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
-	if set != nil {
-		set(o)
-	}
-	s, err := server.NewServer(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return s
+	return natstest.Start(t, set)
 }
 
 func connect(t *testing.T, url string, o Options) *Conn {

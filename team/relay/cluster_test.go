@@ -165,6 +165,7 @@ func TestRelayClusterNodeLossAndReconnect(t *testing.T) {
 	var backlog []string
 	for _, s := range []string{"b1", "b2", "b3"} {
 		backlog = append(backlog, a.submit(t, "echo "+s+" >> runs.txt"))
+		time.Sleep(3 * time.Millisecond) // ids order requests by the millisecond they were raised in
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	done2 := make(chan struct{})

@@ -10,6 +10,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/team"
 	"github.com/sandbox-dev/sandbox/team/natsconn"
+	"github.com/sandbox-dev/sandbox/team/natstest"
 )
 
 // rolePermissions are docs/TEAM.md's table for organisation acme, host
@@ -43,16 +44,7 @@ func TestRolePermissions(t *testing.T) {
 	for name, p := range rolePermissions() {
 		users = append(users, &server.User{Username: name, Password: name + "-pw", Permissions: p})
 	}
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
-		NoLog: true, NoSigs: true, Users: users})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	s := natstest.Start(t, func(o *server.Options) { o.Users = users })
 	hostport := strings.TrimPrefix(s.ClientURL(), "nats://")
 	as := func(role string) *natsconn.Conn {
 		c, err := natsconn.Connect(context.Background(), natsconn.Options{URL: "nats://" + role + ":" + role + "-pw@" + hostport})

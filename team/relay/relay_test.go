@@ -27,21 +27,10 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/team"
 	"github.com/sandbox-dev/sandbox/team/natsconn"
+	"github.com/sandbox-dev/sandbox/team/natstest"
 )
 
-func startServer(t testing.TB) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return s
-}
+func startServer(t testing.TB) *server.Server { return natstest.Start(t, nil) }
 
 func dial(t *testing.T, url string) *natsconn.Conn {
 	t.Helper()
