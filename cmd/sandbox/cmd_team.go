@@ -23,6 +23,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/connector/watch"
 	"github.com/sandbox-dev/sandbox/team"
 	"github.com/sandbox-dev/sandbox/team/natsconn"
 	"github.com/sandbox-dev/sandbox/team/relay"
@@ -224,21 +225,21 @@ func decideNATS(ctx context.Context, n *natsFlags, id, verdict, reason, hash str
 	}
 	// the name it gives itself (user@host); the relay shows the name the
 	// folder's policy gives the key
-	d, err := relay.Decide(ctx, c, priv, r, verdict, reason, queue.LocalUser(), time.Now())
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(errw, "sandbox: %s %s on %s/%s; waiting for its relay to carry it out\n", verdict, r.ID, r.Host, r.Project)
-	wctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
-	defer cancel()
-	res, err := relay.Outcome(wctx, c, r, d.Key)
+	write, flush := watch.LiveOutput(errw)
+	live := false
+	res, lost, err := relay.DecideAndFollow(ctx, c, priv, r, verdict, reason, queue.LocalUser(), 15*time.Minute,
+		func(stream string, p []byte) { live = true; write(stream, p) })
+	flush()
 	if errors.Is(err, relay.ErrRefused) {
 		return &exitError{code: exitFailure, msg: err.Error()}
 	}
 	if err != nil {
-		return fmt.Errorf("%s: no outcome yet (its relay may be offline; it carries the decision out when it is back): %w", r.ID, err)
+		return err
 	}
-	io.WriteString(out, display.Escape(res.Output))
+	if !live || lost {
+		io.WriteString(out, display.Escape(res.Output))
+	}
 	code := "-"
 	if res.ExitCode != nil {
 		code = fmt.Sprint(*res.ExitCode)
@@ -248,6 +249,58 @@ func decideNATS(ctx context.Context, n *natsFlags, id, verdict, reason, hash str
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("%s ended %s, not as decided here (another approver was first)", r.ID, res.Decision)}
 	}
 	return nil
+}
+
+// runWatchNATS is `sandbox watch --nats`: the requests of every machine
+// the credentials reach, decided with this user's approver key.
+func runWatchNATS(ctx context.Context, n *natsFlags, opts *watchOptions) error {
+	if err := approver.RefuseNonHuman(); err != nil {
+		return err
+	}
+	dir, err := userstate.DefaultDir()
+	if err != nil {
+		return err
+	}
+	priv, err := team.LoadKey(dir)
+	if err != nil {
+		return err
+	}
+	board := &relay.Board{Org: relay.Token(n.org), Dial: n.dial}
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go board.Run(bctx)
+	cfg := watch.RemoteConfig{
+		Where: fmt.Sprintf("organisation %s at %s", relay.Token(n.org), n.url), As: team.PublicKey(priv),
+		Pending: func() []watch.RemoteRequest { return remoteRequests(board.Pending()) },
+		Changes: board.Changes(),
+		Status:  board.Status,
+		Decide: func(ctx context.Context, shown watch.RemoteRequest, verdict, reason string, onOutput func(string, []byte)) (watch.RemoteOutcome, error) {
+			c, err := board.Conn()
+			if err != nil {
+				return watch.RemoteOutcome{}, err
+			}
+			// the decision names the request as it was shown: its hash
+			r := relay.Request{Org: shown.Org, Host: shown.Host, Project: shown.Project, ID: shown.ID, Hash: shown.Hash, Truncated: shown.Truncated}
+			res, lost, err := relay.DecideAndFollow(ctx, c, priv, r, verdict, reason, queue.LocalUser(), 15*time.Minute, onOutput)
+			if err != nil {
+				return watch.RemoteOutcome{}, err
+			}
+			return watch.RemoteOutcome{Decision: string(res.Decision), Approver: res.Approver, Reason: res.Reason,
+				ExitCode: res.ExitCode, Output: res.Output, Lost: lost}, nil
+		},
+		In: opts.in, Out: opts.out, Plain: opts.plain,
+	}
+	return watch.RunRemote(ctx, cfg)
+}
+
+func remoteRequests(reqs []relay.Request) []watch.RemoteRequest {
+	out := make([]watch.RemoteRequest, len(reqs))
+	for i, r := range reqs {
+		out[i] = watch.RemoteRequest{Org: r.Org, Host: r.Host, Project: r.Project, ID: r.ID, Hash: r.Hash, Kind: string(r.Kind),
+			Summary: r.Summary, Display: r.Display, Truncated: r.Truncated, Reasons: r.Reasons, Agent: r.Agent,
+			Source: r.Source, Session: r.Session, Created: r.Created}
+	}
+	return out
 }
 
 // showRemote prints the whole request as published: its display, the

@@ -19,6 +19,7 @@ type watchOptions struct {
 	dir   dirFlag
 	dirs  []string
 	plain bool
+	nats  natsFlags
 	in    io.Reader
 	out   io.Writer
 	err   io.Writer
@@ -38,7 +39,12 @@ Keys: a approve once, A approve always (edit the proposed pattern), d deny
 (with an optional reason for the model), s skip, p pending policy changes,
 q quit. In an inbox with agents: L approve always for all agents, b
 approve the same request once in every agent it waits in. With --plain, or when stdin is not a terminal, type whole lines:
-"a", "A [PATTERN]", "L [PATTERN]", "b", "d [REASON]", "s", "p", "q".`,
+"a", "A [PATTERN]", "L [PATTERN]", "b", "d [REASON]", "s", "p", "q".
+
+With --nats (team mode, docs/TEAM.md) it watches the requests of every
+machine the credentials reach, grouped by machine and project, and signs
+each decision with your approver key (sandbox keys new); an approval runs
+on its machine, its output shown here as it runs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dirs = args
 			opts.in, opts.out, opts.err = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -47,12 +53,19 @@ approve the same request once in every agent it waits in. With --plain, or when 
 	}
 	opts.dir.bind(cmd)
 	cmd.Flags().BoolVar(&opts.plain, "plain", false, "line mode for dumb terminals and scripts")
+	opts.nats.bind(cmd, "watch every machine's requests (team mode, docs/TEAM.md)")
 	return cmd
 }
 
 func runWatch(ctx context.Context, opts *watchOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if opts.nats.url != "" {
+		if len(opts.dirs) > 0 || opts.dir.dir != "" {
+			return usageErrorf("watch --nats watches NATS, not folders: leave out the folders")
+		}
+		return runWatchNATS(ctx, &opts.nats, opts)
+	}
 	folders, err := watchFolders(opts)
 	if err != nil {
 		return err

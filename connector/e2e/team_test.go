@@ -144,3 +144,84 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 		t.Errorf("relay:\n%s", log)
 	}
 }
+
+// `sandbox watch --nats` on machine B shows a request raised on machine
+// A, grouped by machine and project; B approves it with a key, A runs it
+// once, its output is shown on B as it runs and reaches A's requester; a
+// request decided on A leaves B's screen.
+func TestTeamWatchOverNATS(t *testing.T) {
+	url := natstest.Start(t, nil).ClientURL()
+	a, b := newEnv(t), newEnv(t)
+	dir := a.project("claude", nil)
+	pub := strings.TrimSpace(b.mustSandbox("keys", "new"))
+	a.mustSandbox("keys", "trust", pub, "--name", "bob", "--dir", dir)
+	a.mustSandbox("policy", "accept", "--yes", "--dir", dir)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	logs := t.TempDir()
+	start := func(env *env, name string, stdin *os.File, argv ...string) (*exec.Cmd, string) {
+		cmd := exec.CommandContext(ctx, sandboxBin, argv...)
+		cmd.Env = env.vars()
+		log, err := os.Create(filepath.Join(logs, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { log.Close() })
+		cmd.Stdout, cmd.Stderr, cmd.Stdin = log, log, stdin
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, log.Name()
+	}
+	read := func(path string) string { b, _ := os.ReadFile(path); return string(b) }
+	start(a, "relay.log", nil, "relay", dir, "--nats", url, "--org", "acme", "--host", "ws-a")
+	keys, typed, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer typed.Close()
+	watchCmd, screen := start(b, "watch.log", keys, "watch", "--nats", url, "--org", "acme", "--plain")
+	keys.Close()
+
+	req, reqLog := start(a, "request.log", nil, "request", "--dir", dir, "--wait", "90s", "--", "sh", "-c", "echo live-one; echo live-two >&2")
+	project := filepath.Base(dir)
+	testenv.WaitFor(t, "the request on B's screen", func() bool {
+		s := read(screen)
+		return strings.Contains(s, "══ ws-a/"+project+" · 1 pending ══") && strings.Contains(s, "echo live-one") &&
+			strings.Contains(s, "ws-a/"+project+": [a] approve")
+	})
+	typed.WriteString("a\n")
+	testenv.WaitFor(t, "the outcome on B's screen", func() bool { return strings.Contains(read(screen), "approved by bob") })
+	if s := read(screen); !strings.Contains(s, "   │ live-one") || !strings.Contains(s, "   ! live-two") {
+		t.Errorf("B's screen shows no output:\n%s", s)
+	}
+	if err := req.Wait(); err != nil || !strings.Contains(read(reqLog), "live-one") {
+		t.Errorf("the requester on A: %v\n%s", err, read(reqLog))
+	}
+
+	// decided on A while B shows it: it leaves B's screen
+	start(a, "request2.log", nil, "request", "--dir", dir, "--wait", "90s", "--", "echo", "decided-on-a")
+	testenv.WaitFor(t, "the second request on B's screen", func() bool { return strings.Contains(read(screen), "decided-on-a") })
+	var id string
+	testenv.WaitFor(t, "the second request's id on A", func() bool {
+		out, _ := a.sandbox("list", "--dir", dir, "--json")
+		var vs []struct{ ID, Summary string }
+		json.Unmarshal([]byte(out), &vs)
+		for _, v := range vs {
+			if strings.Contains(v.Summary, "decided-on-a") {
+				id = v.ID
+			}
+		}
+		return id != ""
+	})
+	a.mustSandbox("deny", id, "--dir", dir, "--reason", "no")
+	testenv.WaitFor(t, "the second request off B's screen", func() bool {
+		return strings.Contains(read(screen), id+" is no longer pending")
+	})
+	typed.WriteString("q\n")
+	if err := watchCmd.Wait(); err != nil {
+		t.Errorf("watch --nats: %v\n%s", err, read(screen))
+	}
+}

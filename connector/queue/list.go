@@ -119,3 +119,28 @@ func isGateName(name string) bool {
 
 // age is how long ago t was by the queue's clock.
 func (q *Queue) age(t time.Time) time.Duration { return q.now().Sub(t) }
+
+// Ended lists the requests whose result was written at or after since
+// (by the result file's modification time), oldest id first: what a
+// process that mirrors the folder elsewhere (team mode's relay) missed
+// while it was away.
+func (q *Queue) Ended(since time.Time) ([]string, error) {
+	dir := q.f.Done()
+	names, err := readNames(dir)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, name := range names {
+		id := idFromName(name)
+		if id == "" {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}

@@ -16,43 +16,49 @@ var errCancelled = errors.New("cancelled")
 // clear, Enter to accept, Esc to cancel. Requests arriving meanwhile are
 // announced and the prompt is printed again.
 func (s *watchSession) readLine(ctx context.Context, prompt, initial string) (string, error) {
-	if s.plain {
-		s.out.printf("%s\n", prompt)
-		ev, err := s.waitEvent(ctx, nil)
+	return editLine(s.out, s.plain, prompt, initial, func() (inputEvent, error) { return s.waitEvent(ctx, nil) }, s.setRedraw)
+}
+
+// editLine is readLine over any session: wait returns the next input
+// event, setRedraw sets what reprints the prompt after an announcement.
+func editLine(out *termWriter, plain bool, prompt, initial string, wait func() (inputEvent, error), setRedraw func(func())) (string, error) {
+	if plain {
+		out.printf("%s\n", prompt)
+		ev, err := wait()
 		if err != nil {
 			return "", err
 		}
 		return ev.line, nil
 	}
 	buf := []rune(initial)
-	s.setRedraw(func() { s.out.printf("%s%s", prompt, string(buf)) })
-	defer s.setRedraw(nil)
-	s.out.printf("%s%s", prompt, string(buf))
+	setRedraw(func() { out.printf("%s%s", prompt, string(buf)) })
+	defer setRedraw(nil)
+	out.printf("%s%s", prompt, string(buf))
 	for {
-		ev, err := s.waitEvent(ctx, nil)
+		ev, err := wait()
 		if err != nil {
 			return "", err
 		}
 		switch k := ev.key; {
 		case k == '\r' || k == '\n':
-			s.out.printf("\n")
+			out.printf("\n")
 			return string(buf), nil
 		case k == keyEsc:
-			s.out.printf("\n")
+			out.printf("\n")
 			return "", errCancelled
 		case k == keyBackspace || k == keyCtrlH:
 			if len(buf) > 0 {
 				buf = buf[:len(buf)-1]
-				s.out.printf("\b \b")
+				out.printf("\b \b")
 			}
 		case k == keyCtrlU:
 			for range buf {
-				s.out.printf("\b \b")
+				out.printf("\b \b")
 			}
 			buf = buf[:0]
 		case unicode.IsPrint(k) && k != utf8.RuneError && len(buf) < 4096:
 			buf = append(buf, k)
-			s.out.printf("%c", k)
+			out.printf("%c", k)
 		}
 	}
 }

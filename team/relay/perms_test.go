@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/team"
 	"github.com/sandbox-dev/sandbox/team/natsconn"
 	"github.com/sandbox-dev/sandbox/team/natstest"
@@ -21,7 +22,7 @@ func rolePermissions() map[string]*server.Permissions {
 	}
 	return map[string]*server.Permissions{
 		"relay": perm([]string{
-			"sandbox.req.acme.ws-a.>", "sandbox.res.acme.ws-a.>", "sandbox.ref.acme.ws-a.>", "sandbox.audit.acme.ws-a.>",
+			"sandbox.req.acme.ws-a.>", "sandbox.res.acme.ws-a.>", "sandbox.ref.acme.ws-a.>", "sandbox.audit.acme.ws-a.>", "sandbox.out.acme.ws-a.>",
 			"$JS.API.STREAM.CREATE.SANDBOX_REQUESTS", "$JS.API.STREAM.CREATE.SANDBOX_RESULTS", "$JS.API.STREAM.CREATE.SANDBOX_AUDIT",
 			"$JS.API.STREAM.CREATE.KV_sandbox-decisions", "$JS.API.STREAM.MSG.GET.SANDBOX_AUDIT",
 			"$JS.API.CONSUMER.CREATE.KV_sandbox-decisions.relay-acme-ws-a",
@@ -30,7 +31,7 @@ func rolePermissions() map[string]*server.Permissions {
 		}, []string{"_INBOX.>"}),
 		"approver": perm([]string{
 			"$KV.sandbox-decisions.acme.>", "$JS.API.STREAM.INFO.*", "$JS.API.STREAM.MSG.GET.*",
-		}, []string{"_INBOX.>", "sandbox.req.acme.>"}),
+		}, []string{"_INBOX.>", "sandbox.req.acme.>", "sandbox.res.acme.>", "sandbox.out.acme.>"}),
 		"auditor": perm([]string{"$JS.API.STREAM.INFO.SANDBOX_AUDIT", "$JS.API.STREAM.MSG.GET.SANDBOX_AUDIT"}, []string{"_INBOX.>"}),
 	}
 }
@@ -68,20 +69,48 @@ func TestRolePermissions(t *testing.T) {
 	if err := a.relay.Attach(tctx(t), rc); err != nil {
 		t.Fatalf("the relay's consumer: %v", err)
 	}
+	board := &Board{Org: "acme", Dial: func(ctx context.Context) (*natsconn.Conn, error) {
+		return natsconn.Connect(ctx, natsconn.Options{URL: "nats://approver:approver-pw@" + hostport})
+	}}
+	bctx, stopBoard := context.WithCancel(context.Background())
+	defer stopBoard()
+	go board.Run(bctx)
 	id := a.submit(t, "echo allowed-flow")
 	if err := a.relay.Step(tctx(t), rc, 200*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
+	testenv.WaitFor(t, "the request on the approver's board", func() bool { _, ok := onBoard(board, id); return ok })
 	r := find(t, ac, id)
-	if _, err := Decide(tctx(t), ac, alice, r, team.Approve, "", "alice", time.Now()); err != nil {
-		t.Fatalf("the approver's decision: %v", err)
+	type outcome struct {
+		res  Result
+		live string
+		err  error
 	}
-	if err := a.relay.Step(tctx(t), rc, time.Second); err != nil {
-		t.Fatal(err)
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.res, _, o.err = DecideAndFollow(tctx(t), ac, alice, r, team.Approve, "", "alice", time.Minute,
+			func(_ string, p []byte) { o.live += string(p) })
+		done <- o
+	}()
+	var o outcome
+	for got := false; !got; {
+		if err := a.relay.Step(tctx(t), rc, 200*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case o = <-done:
+			got = true
+		default:
+		}
 	}
 	if res, err := a.q.Result(id); err != nil || res.Decision != queue.Approved {
 		t.Fatalf("the flow under the permissions: %+v %v", res, err)
 	}
+	if o.err != nil || o.res.Decision != queue.Approved || !strings.Contains(o.live, "allowed-flow") {
+		t.Errorf("the approver's outcome and live output: %+v %q %v", o.res, o.live, o.err)
+	}
+	testenv.WaitFor(t, "the request off the approver's board", func() bool { _, ok := onBoard(board, id); return !ok })
 	if _, err := auc.StreamInfo(tctx(t), AuditStream); err != nil {
 		t.Errorf("the auditor reads the audit stream: %v", err)
 	}

@@ -35,6 +35,12 @@ type Folder struct {
 
 	auditAt uint64      // the last audit record published
 	audit   AuditReader // reading from auditAt on this connection; nil: find where the stream stands
+
+	// open are the requests published whose end is not yet (guarded by
+	// Relay.mu); caughtUp is set once the ends missed while no relay
+	// ran were published (once per process).
+	open     map[string]bool
+	caughtUp bool
 }
 
 // AuditReader is an incremental reader of a folder's audit records.
@@ -127,6 +133,9 @@ func (r *Relay) Step(ctx context.Context, c *natsconn.Conn, wait time.Duration) 
 		}
 	}
 	for _, f := range r.Folders {
+		if err := r.publishEnded(ctx, c, f); err != nil {
+			return err
+		}
 		if err := r.publishAudit(ctx, c, f); err != nil {
 			return err
 		}
@@ -207,6 +216,9 @@ func (r *Relay) publishLoop(ctx context.Context, c *natsconn.Conn) error {
 			if err := r.publishPending(ctx, c, f); err != nil {
 				return err
 			}
+			if err := r.publishEnded(ctx, c, f); err != nil {
+				return err
+			}
 			if err := r.publishAudit(ctx, c, f); err != nil {
 				return err
 			}
@@ -266,6 +278,68 @@ func (r *Relay) publishPending(ctx context.Context, c *natsconn.Conn, f *Folder)
 		}
 		r.mu.Lock()
 		r.published[key] = true
+		if f.open == nil {
+			f.open = map[string]bool{}
+		}
+		f.open[req.ID] = true
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// publishEnded publishes the outcome of every request that ended since
+// it was published, whoever decided it (a local approver, the waiter
+// giving up, the expiry): remote approvers stop showing it. Once per
+// process it first publishes the ends it may have missed while no relay
+// ran: those since the folder's last audit record on the stream (a
+// relay publishes the folder's records as they come), less a minute.
+func (r *Relay) publishEnded(ctx context.Context, c *natsconn.Conn, f *Folder) error {
+	if !f.caughtUp {
+		since := r.now().Add(-7 * 24 * time.Hour)
+		last, err := c.LastMsg(ctx, AuditStream, auditSubject(r.Org, r.Host, f.Project))
+		switch {
+		case errors.Is(err, natsconn.ErrNoMsg) || errors.Is(err, natsconn.ErrNoStream):
+		case err != nil:
+			return err
+		default:
+			var rec audit.Record
+			if json.Unmarshal(last.Data, &rec) == nil && !rec.Time.IsZero() {
+				since = rec.Time.Add(-time.Minute)
+			}
+		}
+		ids, err := f.Queue.Ended(since)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if res, err := f.Queue.Result(id); err == nil {
+				if err := r.publishResult(ctx, c, f, res, ""); err != nil {
+					return err
+				}
+			}
+		}
+		f.caughtUp = true
+	}
+	r.mu.Lock()
+	ids := make([]string, 0, len(f.open))
+	for id := range f.open {
+		ids = append(ids, id)
+	}
+	r.mu.Unlock()
+	for _, id := range ids {
+		res, err := f.Queue.Result(id)
+		if errors.Is(err, queue.ErrNotFound) {
+			if _, _, lerr := f.Queue.Load(id); lerr == nil {
+				continue // still waiting
+			}
+		}
+		if err == nil {
+			if err := r.publishResult(ctx, c, f, res, ""); err != nil {
+				return err
+			}
+		}
+		r.mu.Lock()
+		delete(f.open, id)
 		r.mu.Unlock()
 	}
 	return nil
@@ -354,6 +428,10 @@ func (r *Relay) apply(ctx context.Context, c *natsconn.Conn, m *natsconn.Msg) er
 	req, state, err := f.Queue.Load(id)
 	if res, rerr := f.Queue.Result(id); (err != nil || req == nil) && rerr == nil && res != nil {
 		r.log().Info("relay: a decision for a request already decided", "id", id, "decision", res.Decision)
+		// its approver learns how it ended instead of waiting
+		if err := r.publishResult(ctx, c, f, res, ""); err != nil {
+			return err
+		}
 		return c.Ack(ctx, m)
 	}
 	if err != nil || req == nil {
@@ -378,9 +456,17 @@ func (r *Relay) apply(ctx context.Context, c *natsconn.Conn, m *natsconn.Msg) er
 		return c.Ack(ctx, m)
 	}
 	who := approver.Identity{User: a.Name + " (team key)", Surface: approver.SurfaceRelay}
+	// its end is published below, naming the key (publishEnded must not
+	// publish it first)
+	r.mu.Lock()
+	wasOpen := f.open[id]
+	delete(f.open, id)
+	r.mu.Unlock()
 	var res *queue.Result
 	if d.Verdict == team.Approve {
-		res, err = f.Approver.ApproveAs(ctx, id, who, approver.ApproveOptions{ShownHash: d.Hash})
+		out := newOutputPublisher(c, outputSubject(r.Org, r.Host, f.Project, id))
+		res, err = f.Approver.ApproveAs(ctx, id, who, approver.ApproveOptions{ShownHash: d.Hash, OnOutput: out.write})
+		out.close()
 	} else {
 		res, err = f.Approver.DenyAs(ctx, id, d.Reason, who)
 	}
@@ -395,6 +481,10 @@ func (r *Relay) apply(ctx context.Context, c *natsconn.Conn, m *natsconn.Msg) er
 		if err := r.publishResult(ctx, c, f, res, a.Name); err != nil {
 			return err
 		}
+	} else if wasOpen {
+		r.mu.Lock()
+		f.open[id] = true
+		r.mu.Unlock()
 	}
 	return c.Ack(ctx, m)
 }
@@ -417,7 +507,13 @@ func (r *Relay) refuse(ctx context.Context, c *natsconn.Conn, f *Folder, id, has
 	}
 }
 
+// publishResult publishes how a request ended; who names the team key
+// that decided it ("" for a decision taken on the machine: the result's
+// approver and surface).
 func (r *Relay) publishResult(ctx context.Context, c *natsconn.Conn, f *Folder, res *queue.Result, who string) error {
+	if who == "" {
+		who = res.Approver.User + " (" + res.Approver.Surface + ")"
+	}
 	out := res.Stdout
 	if res.Stderr != "" {
 		out += res.Stderr

@@ -22,6 +22,11 @@ func Pending(ctx context.Context, c *natsconn.Conn, org string) ([]Request, erro
 	if err != nil {
 		return nil, err
 	}
+	return withoutOutcome(ctx, c, all)
+}
+
+// withoutOutcome keeps the requests whose outcome is not published.
+func withoutOutcome(ctx context.Context, c *natsconn.Conn, all []Request) ([]Request, error) {
 	var out []Request
 	for _, r := range all {
 		_, err := c.LastMsg(ctx, ResultsStream, resultSubject(r.Org, r.Host, r.Project, r.ID))
@@ -39,23 +44,28 @@ func Pending(ctx context.Context, c *natsconn.Conn, org string) ([]Request, erro
 // published one again is de-duplicated by the stream, and the last copy
 // wins here).
 func requests(ctx context.Context, c *natsconn.Conn, org string) ([]Request, error) {
-	si, err := c.StreamInfo(ctx, RequestsStream)
-	if errors.Is(err, natsconn.ErrNoStream) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
+	out, _, err := requestsAfter(ctx, c, org, 0)
+	return out, err
+}
+
+// requestsAfter reads the requests of org stored after sequence number
+// after, and the last sequence number read.
+func requestsAfter(ctx context.Context, c *natsconn.Conn, org string, after uint64) ([]Request, uint64, error) {
+	filter := "sandbox.req.>"
+	if org != "" {
+		filter = "sandbox.req." + org + ".>"
 	}
 	seen := map[string]int{}
 	var out []Request
-	for seq := si.State.FirstSeq; seq != 0 && seq <= si.State.LastSeq; seq++ {
-		m, err := c.GetMsg(ctx, RequestsStream, seq)
-		if errors.Is(err, natsconn.ErrNoMsg) {
-			continue
+	for seq := after + 1; ; {
+		m, err := c.NextMsg(ctx, RequestsStream, filter, seq)
+		if errors.Is(err, natsconn.ErrNoMsg) || errors.Is(err, natsconn.ErrNoStream) {
+			return out, seq - 1, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, after, err
 		}
+		seq = m.Seq + 1
 		var r Request
 		if json.Unmarshal(m.Data, &r) != nil || m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
 			continue // not what a relay publishes: never shown
@@ -71,7 +81,6 @@ func requests(ctx context.Context, c *natsconn.Conn, org string) ([]Request, err
 		seen[k] = len(out)
 		out = append(out, r)
 	}
-	return out, nil
 }
 
 // Find returns the published request whose id is id (or starts with it,
@@ -135,36 +144,69 @@ func Decide(ctx context.Context, c *natsconn.Conn, priv ed25519.PrivateKey, r Re
 var ErrRefused = errors.New("the request's machine refused this decision")
 
 // Outcome waits for the result of r to be published (its machine's relay
-// carried a decision out), or for the relay's refusal of the decision of
-// key, until ctx ends.
+// carried a decision out, or r ended otherwise), or for the relay's
+// refusal of the decision of key, until ctx ends.
 func Outcome(ctx context.Context, c *natsconn.Conn, r Request, key string) (Result, error) {
-	subj := resultSubject(r.Org, r.Host, r.Project, r.ID)
-	refused := refusalSubject(r.Org, r.Host, r.Project, r.ID, key)
+	return Follow(ctx, c, r, key, nil, nil)
+}
+
+// Follow is Outcome that also hands r's live output to fn as it comes
+// (out: FollowOutput, subscribed before the decision was written).
+func Follow(ctx context.Context, c *natsconn.Conn, r Request, key string, out *OutputFollower, fn func(stream string, p []byte)) (Result, error) {
+	var outC <-chan *natsconn.Msg
+	if out != nil {
+		outC = out.sub.C()
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for {
-		m, err := c.LastMsg(ctx, ResultsStream, subj)
-		if err == nil {
-			var res Result
-			if err := json.Unmarshal(m.Data, &res); err != nil {
-				return res, err
+		res, done, err := outcomeNow(ctx, c, r, key)
+		if done || err != nil {
+			if out != nil && err == nil {
+				out.drain(ctx, 2*time.Second, fn)
 			}
-			return res, nil
+			return res, err
 		}
-		if !errors.Is(err, natsconn.ErrNoMsg) && !errors.Is(err, natsconn.ErrNoStream) {
-			return Result{}, err
-		}
-		if key != "" {
-			if m, err := c.LastMsg(ctx, ResultsStream, refused); err == nil {
-				var ref Refusal
-				json.Unmarshal(m.Data, &ref)
-				return Result{}, fmt.Errorf("%s: %w: %s", r.ID, ErrRefused, ref.Why)
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return Result{}, ctx.Err()
+			case m, ok := <-outC:
+				if !ok {
+					outC = nil
+					continue
+				}
+				out.take(m, fn)
+			case <-tick.C:
+				break wait
 			}
-		}
-		select {
-		case <-ctx.Done():
-			return Result{}, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// outcomeNow looks once for r's result, and for the refusal of key's
+// decision.
+func outcomeNow(ctx context.Context, c *natsconn.Conn, r Request, key string) (Result, bool, error) {
+	m, err := c.LastMsg(ctx, ResultsStream, resultSubject(r.Org, r.Host, r.Project, r.ID))
+	if err == nil {
+		var res Result
+		if err := json.Unmarshal(m.Data, &res); err != nil {
+			return res, true, err
+		}
+		return res, true, nil
+	}
+	if !errors.Is(err, natsconn.ErrNoMsg) && !errors.Is(err, natsconn.ErrNoStream) {
+		return Result{}, false, err
+	}
+	if key != "" {
+		if m, err := c.LastMsg(ctx, ResultsStream, refusalSubject(r.Org, r.Host, r.Project, r.ID, key)); err == nil {
+			var ref Refusal
+			json.Unmarshal(m.Data, &ref)
+			return Result{}, true, fmt.Errorf("%s: %w: %s", r.ID, ErrRefused, ref.Why)
+		}
+	}
+	return Result{}, false, nil
 }
 
 // AuditChain is one folder's audit records as the stream holds them,
@@ -215,4 +257,28 @@ func VerifyAudit(ctx context.Context, c *natsconn.Conn, org, host, project strin
 		out = append(out, AuditChain{Host: t[3], Project: t[4], Report: audit.VerifyChain(s, lines[s], nil)})
 	}
 	return out, nil
+}
+
+// DecideAndFollow writes the decision of priv on r (Decide) and waits
+// for r's outcome, handing the live output of an approval to onOutput as
+// its machine runs it (subscribed before the decision is written: none
+// of it is missed but what the network loses, and lost tells that).
+func DecideAndFollow(ctx context.Context, c *natsconn.Conn, priv ed25519.PrivateKey, r Request, verdict, reason, name string,
+	wait time.Duration, onOutput func(stream string, p []byte)) (res Result, lost bool, err error) {
+	out, err := FollowOutput(c, r)
+	if err != nil {
+		return Result{}, false, err
+	}
+	defer out.Close()
+	d, err := Decide(ctx, c, priv, r, verdict, reason, name, time.Now())
+	if err != nil {
+		return Result{}, false, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	res, err = Follow(wctx, c, r, d.Key, out, onOutput)
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%s: no outcome yet (its relay may be offline; it carries the decision out when it is back): %w", r.ID, err)
+	}
+	return res, out.Lost, err
 }

@@ -1,0 +1,136 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"github.com/sandbox-dev/sandbox/team"
+	"github.com/sandbox-dev/sandbox/team/natsconn"
+)
+
+// run runs the relay's loop until the test ends or stop is called.
+func (m *machine) run(t *testing.T, url string) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.relay.Run(ctx, func(ctx context.Context) (*natsconn.Conn, error) {
+			return natsconn.Connect(ctx, natsconn.Options{URL: url})
+		}, 1)
+	}()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return sync.OnceFunc(stop)
+}
+
+func startBoard(t *testing.T, url string) *Board {
+	b := &Board{Org: "acme", Dial: func(ctx context.Context) (*natsconn.Conn, error) {
+		return natsconn.Connect(ctx, natsconn.Options{URL: url})
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return b
+}
+
+func onBoard(b *Board, id string) (Request, bool) {
+	for _, r := range b.Pending() {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Request{}, false
+}
+
+// A remote approver's board shows what waits on every machine and drops
+// what ended, however it ended: approved remotely (its output shown live,
+// before the outcome exists), decided on its machine, or decided there
+// while no relay ran.
+func TestBoardLiveOutputAndEnds(t *testing.T) {
+	s := startServer(t)
+	url := s.ClientURL()
+	alice := key(1)
+	a := newMachine(t, "ws-a", "payments", "approvers:\n"+trust("alice", alice))
+	stopRelay := a.run(t, url)
+	b := startBoard(t, url)
+	probe := dial(t, url)
+
+	id := a.submit(t, "echo first-line; sleep 1; echo second-line >&2")
+	testenv.WaitFor(t, "the request on the board", func() bool { _, ok := onBoard(b, id); return ok })
+	r, _ := onBoard(b, id)
+	c, err := b.Conn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []string
+	beforeOutcome := false
+	res, lost, err := DecideAndFollow(tctx(t), c, alice, r, team.Approve, "", "alice", time.Minute, func(stream string, p []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(string(p), "first-line") {
+			_, err := probe.LastMsg(context.Background(), ResultsStream, resultSubject(r.Org, r.Host, r.Project, r.ID))
+			beforeOutcome = errors.Is(err, natsconn.ErrNoMsg)
+		}
+		got = append(got, stream+":"+string(p))
+	})
+	if err != nil || lost || res.Decision != queue.Approved {
+		t.Fatalf("outcome %+v lost %v: %v", res, lost, err)
+	}
+	joined := strings.Join(got, "|")
+	if !strings.Contains(joined, "stdout:first-line") || !strings.Contains(joined, "stderr:second-line") || !beforeOutcome {
+		t.Errorf("live output %q (first line before the outcome: %v)", joined, beforeOutcome)
+	}
+	testenv.WaitFor(t, "the approved request off the board", func() bool { _, ok := onBoard(b, id); return !ok })
+
+	// decided on its machine: the relay publishes how it ended
+	id2 := a.submit(t, "echo local")
+	testenv.WaitFor(t, "the second request on the board", func() bool { _, ok := onBoard(b, id2); return ok })
+	if _, err := a.f.Approver.Deny(tctx(t), id2, "not today"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, "the locally denied request off the board", func() bool { _, ok := onBoard(b, id2); return !ok })
+	r2 := find2(t, probe, id2)
+	if out, err := Outcome(tctx(t), probe, r2, ""); err != nil || out.Decision != queue.Denied || out.Reason != "not today" {
+		t.Errorf("the local denial as NATS has it: %+v %v", out, err)
+	}
+
+	// decided while no relay ran: the next relay publishes it
+	id3 := a.submit(t, "echo while-away")
+	testenv.WaitFor(t, "the third request on the board", func() bool { _, ok := onBoard(b, id3); return ok })
+	stopRelay()
+	if _, err := a.f.Approver.Deny(tctx(t), id3, "decided while the relay was away"); err != nil {
+		t.Fatal(err)
+	}
+	fo := *a.f // a new process's folder: nothing remembered
+	fo.open, fo.caughtUp, fo.audit = nil, false, nil
+	a2 := &machine{f: &fo, q: a.q, st: a.st, relay: &Relay{Org: "acme", Host: "ws-a", Folders: []*Folder{&fo}, Log: a.relay.Log}}
+	a2.run(t, url)
+	testenv.WaitFor(t, "the request decided while away off the board", func() bool { _, ok := onBoard(b, id3); return !ok })
+	if p, err := Pending(tctx(t), probe, "acme"); err != nil || len(p) != 0 {
+		t.Errorf("still pending on NATS: %+v %v", p, err)
+	}
+}
+
+// find2 reads a request from the stream whether it is pending or not.
+func find2(t *testing.T, c *natsconn.Conn, id string) Request {
+	t.Helper()
+	all, err := requests(tctx(t), c, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("%s is not on NATS", id)
+	return Request{}
+}
