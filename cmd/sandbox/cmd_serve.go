@@ -19,6 +19,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/serve"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/team"
 	"github.com/spf13/cobra"
 )
 
@@ -29,6 +30,7 @@ type serveOptions struct {
 	allowRemote bool
 	tlsCert     string
 	tlsKey      string
+	nats        natsFlags
 	out, err    io.Writer
 }
 
@@ -46,6 +48,8 @@ own tools is kept, 0600, in the per-user state directory). It listens on loopbac
 only, unless --allow-remote is given with --tls-cert and --tls-key. Without a
 folder named it serves the repository's inbox: its own folder and every
 agent's worktree (sandbox agents), each request tagged with its agent.
+With --nats it serves team mode instead: the requests of every machine the
+NATS credentials reach, decided with your approver key (docs/TEAM.md).
 See docs/DASHBOARD.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dirs, opts.out, opts.err = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -58,6 +62,7 @@ See docs/DASHBOARD.md.`,
 	f.BoolVar(&opts.allowRemote, "allow-remote", false, "listen beyond loopback (needs --tls-cert and --tls-key)")
 	f.StringVar(&opts.tlsCert, "tls-cert", "", "TLS certificate (PEM) to serve https")
 	f.StringVar(&opts.tlsKey, "tls-key", "", "TLS private key (PEM)")
+	opts.nats.bind(cmd, "serve every machine's requests (team mode, docs/TEAM.md)")
 	return cmd
 }
 
@@ -68,6 +73,9 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	tlsCfg, err := opts.check()
 	if err != nil {
 		return err
+	}
+	if opts.nats.url != "" {
+		return runServeNATS(ctx, opts, tlsCfg, logger)
 	}
 	folders, err := watchFolders(&watchOptions{dir: opts.dir, dirs: opts.dirs})
 	if err != nil {
@@ -101,6 +109,29 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("serve: %v", err)}
 	}
 	defer ln.Close()
+	return serveOn(ctx, opts, ln, tlsCfg, st, cfg, logger)
+}
+
+// runServeNATS is `sandbox serve --nats`: the dashboard over every
+// machine's requests, decided with this user's approver key.
+func runServeNATS(ctx context.Context, opts *serveOptions, tlsCfg *tls.Config, logger *slog.Logger) error {
+	if len(opts.dirs) > 0 || opts.dir.dir != "" {
+		return usageErrorf("serve --nats serves NATS, not folders: leave out the folders")
+	}
+	st, err := userstate.Open(true)
+	if err != nil {
+		return err
+	}
+	src, err := openBoard(ctx, &opts.nats, logger)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listenAddr(opts.addr))
+	if err != nil {
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("serve: %v", err)}
+	}
+	defer ln.Close()
+	cfg := serve.Config{Team: &serve.Team{Where: src.where(), As: team.PublicKey(src.priv), Source: src}}
 	return serveOn(ctx, opts, ln, tlsCfg, st, cfg, logger)
 }
 
@@ -146,7 +177,11 @@ func serveOn(ctx context.Context, opts *serveOptions, ln net.Listener, tlsCfg *t
 	if f, ok := opts.out.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
-	fmt.Fprintf(opts.err, "sandbox serve: %d folder(s); token kept in %s; Ctrl-C to stop\n", srv.FolderCount(), path)
+	if cfg.Team != nil {
+		fmt.Fprintf(opts.err, "sandbox serve: team mode, %s; token kept in %s; Ctrl-C to stop\n", cfg.Team.Where, path)
+	} else {
+		fmt.Fprintf(opts.err, "sandbox serve: %d folder(s); token kept in %s; Ctrl-C to stop\n", srv.FolderCount(), path)
+	}
 	return serveHTTP(ctx, ln, tlsCfg, srv, logger)
 }
 

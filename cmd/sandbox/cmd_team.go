@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
+	"github.com/sandbox-dev/sandbox/connector/remote"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/connector/watch"
 	"github.com/sandbox-dev/sandbox/team"
@@ -254,53 +256,68 @@ func decideNATS(ctx context.Context, n *natsFlags, id, verdict, reason, hash str
 // runWatchNATS is `sandbox watch --nats`: the requests of every machine
 // the credentials reach, decided with this user's approver key.
 func runWatchNATS(ctx context.Context, n *natsFlags, opts *watchOptions) error {
-	if err := approver.RefuseNonHuman(); err != nil {
+	src, err := openBoard(ctx, n, nil)
+	if err != nil {
 		return err
+	}
+	return watch.RunRemote(ctx, watch.RemoteConfig{Where: src.where(), As: team.PublicKey(src.priv), Source: src,
+		In: opts.in, Out: opts.out, Plain: opts.plain})
+}
+
+// boardSource is team mode for the approvers (remote.Source): the
+// relay's board of every machine's requests, and decisions signed with
+// this user's key. It runs until ctx ends.
+type boardSource struct {
+	*relay.Board
+	n    *natsFlags
+	priv ed25519.PrivateKey
+}
+
+func openBoard(ctx context.Context, n *natsFlags, log *slog.Logger) (*boardSource, error) {
+	if err := approver.RefuseNonHuman(); err != nil {
+		return nil, err
 	}
 	dir, err := userstate.DefaultDir()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	priv, err := team.LoadKey(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	board := &relay.Board{Org: relay.Token(n.org), Dial: n.dial}
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go board.Run(bctx)
-	cfg := watch.RemoteConfig{
-		Where: fmt.Sprintf("organisation %s at %s", relay.Token(n.org), n.url), As: team.PublicKey(priv),
-		Pending: func() []watch.RemoteRequest { return remoteRequests(board.Pending()) },
-		Changes: board.Changes(),
-		Status:  board.Status,
-		Decide: func(ctx context.Context, shown watch.RemoteRequest, verdict, reason string, onOutput func(string, []byte)) (watch.RemoteOutcome, error) {
-			c, err := board.Conn()
-			if err != nil {
-				return watch.RemoteOutcome{}, err
-			}
-			// the decision names the request as it was shown: its hash
-			r := relay.Request{Org: shown.Org, Host: shown.Host, Project: shown.Project, ID: shown.ID, Hash: shown.Hash, Truncated: shown.Truncated}
-			res, lost, err := relay.DecideAndFollow(ctx, c, priv, r, verdict, reason, queue.LocalUser(), 15*time.Minute, onOutput)
-			if err != nil {
-				return watch.RemoteOutcome{}, err
-			}
-			return watch.RemoteOutcome{Decision: string(res.Decision), Approver: res.Approver, Reason: res.Reason,
-				ExitCode: res.ExitCode, Output: res.Output, Lost: lost}, nil
-		},
-		In: opts.in, Out: opts.out, Plain: opts.plain,
-	}
-	return watch.RunRemote(ctx, cfg)
+	b := &boardSource{Board: &relay.Board{Org: relay.Token(n.org), Dial: n.dial, Log: log}, n: n, priv: priv}
+	go b.Run(ctx)
+	return b, nil
 }
 
-func remoteRequests(reqs []relay.Request) []watch.RemoteRequest {
-	out := make([]watch.RemoteRequest, len(reqs))
+func (b *boardSource) where() string {
+	return fmt.Sprintf("organisation %s at %s", relay.Token(b.n.org), b.n.url)
+}
+
+func (b *boardSource) Pending() []remote.Request {
+	reqs := b.Board.Pending()
+	out := make([]remote.Request, len(reqs))
 	for i, r := range reqs {
-		out[i] = watch.RemoteRequest{Org: r.Org, Host: r.Host, Project: r.Project, ID: r.ID, Hash: r.Hash, Kind: string(r.Kind),
+		out[i] = remote.Request{Org: r.Org, Host: r.Host, Project: r.Project, ID: r.ID, Hash: r.Hash, Kind: string(r.Kind),
 			Summary: r.Summary, Display: r.Display, Truncated: r.Truncated, Reasons: r.Reasons, Agent: r.Agent,
 			Source: r.Source, Session: r.Session, Created: r.Created}
 	}
 	return out
+}
+
+func (b *boardSource) Decide(ctx context.Context, shown remote.Request, verdict, reason string, onOutput func(string, []byte)) (remote.Outcome, error) {
+	c, err := b.Conn()
+	if err != nil {
+		return remote.Outcome{}, err
+	}
+	// the decision names the request as it was shown: its hash
+	r := relay.Request{Org: shown.Org, Host: shown.Host, Project: shown.Project, ID: shown.ID, Hash: shown.Hash, Truncated: shown.Truncated}
+	res, lost, err := relay.DecideAndFollow(ctx, c, b.priv, r, verdict, reason, queue.LocalUser(), 15*time.Minute, onOutput)
+	if err != nil {
+		return remote.Outcome{}, err
+	}
+	return remote.Outcome{Decision: string(res.Decision), Approver: res.Approver, Reason: res.Reason,
+		ExitCode: res.ExitCode, Output: res.Output, Lost: lost}, nil
 }
 
 // showRemote prints the whole request as published: its display, the

@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
 	"github.com/sandbox-dev/sandbox/team/natstest"
 	"github.com/sandbox-dev/sandbox/team/relay"
@@ -145,65 +149,90 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 	}
 }
 
+// teamSetup is two machines: A with a folder that trusts B's approver
+// key (no scope) and its relay on a real nats-server, B with the key.
+type teamSetup struct {
+	t    *testing.T
+	url  string
+	a, b *env
+	dir  string
+	ctx  context.Context
+	logs string
+}
+
+func newTeamSetup(t *testing.T) *teamSetup {
+	ts := &teamSetup{t: t, url: natstest.Start(t, nil).ClientURL(), a: newEnv(t), b: newEnv(t), logs: t.TempDir()}
+	ts.dir = ts.a.project("claude", nil)
+	pub := strings.TrimSpace(ts.b.mustSandbox("keys", "new"))
+	ts.a.mustSandbox("keys", "trust", pub, "--name", "bob", "--dir", ts.dir)
+	ts.a.mustSandbox("policy", "accept", "--yes", "--dir", ts.dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	ts.ctx = ctx
+	ts.start(ts.a, "relay.log", nil, "relay", ts.dir, "--nats", ts.url, "--org", "acme", "--host", "ws-a")
+	return ts
+}
+
+// start runs the binary as env's user, its output to a file in the
+// test's logs (written by the process while the test reads it).
+func (ts *teamSetup) start(env *env, name string, stdin *os.File, argv ...string) (*exec.Cmd, string) {
+	t := ts.t
+	cmd := exec.CommandContext(ts.ctx, sandboxBin, argv...)
+	cmd.Env = env.vars()
+	log, err := os.Create(filepath.Join(ts.logs, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = log, log, stdin
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, log.Name()
+}
+
+func readLog(path string) string { b, _ := os.ReadFile(path); return string(b) }
+
+// request raises a request on A with `sandbox request`.
+func (ts *teamSetup) request(name string, argv ...string) (*exec.Cmd, string) {
+	return ts.start(ts.a, name, nil, append([]string{"request", "--dir", ts.dir, "--wait", "90s", "--"}, argv...)...)
+}
+
 // `sandbox watch --nats` on machine B shows a request raised on machine
 // A, grouped by machine and project; B approves it with a key, A runs it
 // once, its output is shown on B as it runs and reaches A's requester; a
 // request decided on A leaves B's screen.
 func TestTeamWatchOverNATS(t *testing.T) {
-	url := natstest.Start(t, nil).ClientURL()
-	a, b := newEnv(t), newEnv(t)
-	dir := a.project("claude", nil)
-	pub := strings.TrimSpace(b.mustSandbox("keys", "new"))
-	a.mustSandbox("keys", "trust", pub, "--name", "bob", "--dir", dir)
-	a.mustSandbox("policy", "accept", "--yes", "--dir", dir)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	logs := t.TempDir()
-	start := func(env *env, name string, stdin *os.File, argv ...string) (*exec.Cmd, string) {
-		cmd := exec.CommandContext(ctx, sandboxBin, argv...)
-		cmd.Env = env.vars()
-		log, err := os.Create(filepath.Join(logs, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { log.Close() })
-		cmd.Stdout, cmd.Stderr, cmd.Stdin = log, log, stdin
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd, log.Name()
-	}
-	read := func(path string) string { b, _ := os.ReadFile(path); return string(b) }
-	start(a, "relay.log", nil, "relay", dir, "--nats", url, "--org", "acme", "--host", "ws-a")
+	ts := newTeamSetup(t)
+	a, dir := ts.a, ts.dir
 	keys, typed, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer typed.Close()
-	watchCmd, screen := start(b, "watch.log", keys, "watch", "--nats", url, "--org", "acme", "--plain")
+	watchCmd, screen := ts.start(ts.b, "watch.log", keys, "watch", "--nats", ts.url, "--org", "acme", "--plain")
 	keys.Close()
 
-	req, reqLog := start(a, "request.log", nil, "request", "--dir", dir, "--wait", "90s", "--", "sh", "-c", "echo live-one; echo live-two >&2")
+	req, reqLog := ts.request("request.log", "sh", "-c", "echo live-one; echo live-two >&2")
 	project := filepath.Base(dir)
 	testenv.WaitFor(t, "the request on B's screen", func() bool {
-		s := read(screen)
+		s := readLog(screen)
 		return strings.Contains(s, "══ ws-a/"+project+" · 1 pending ══") && strings.Contains(s, "echo live-one") &&
 			strings.Contains(s, "ws-a/"+project+": [a] approve")
 	})
 	typed.WriteString("a\n")
-	testenv.WaitFor(t, "the outcome on B's screen", func() bool { return strings.Contains(read(screen), "approved by bob") })
-	if s := read(screen); !strings.Contains(s, "   │ live-one") || !strings.Contains(s, "   ! live-two") {
+	testenv.WaitFor(t, "the outcome on B's screen", func() bool { return strings.Contains(readLog(screen), "approved by bob") })
+	if s := readLog(screen); !strings.Contains(s, "   │ live-one") || !strings.Contains(s, "   ! live-two") {
 		t.Errorf("B's screen shows no output:\n%s", s)
 	}
-	if err := req.Wait(); err != nil || !strings.Contains(read(reqLog), "live-one") {
-		t.Errorf("the requester on A: %v\n%s", err, read(reqLog))
+	if err := req.Wait(); err != nil || !strings.Contains(readLog(reqLog), "live-one") {
+		t.Errorf("the requester on A: %v\n%s", err, readLog(reqLog))
 	}
 
 	// decided on A while B shows it: it leaves B's screen
-	start(a, "request2.log", nil, "request", "--dir", dir, "--wait", "90s", "--", "echo", "decided-on-a")
-	testenv.WaitFor(t, "the second request on B's screen", func() bool { return strings.Contains(read(screen), "decided-on-a") })
+	ts.request("request2.log", "echo", "decided-on-a")
+	testenv.WaitFor(t, "the second request on B's screen", func() bool { return strings.Contains(readLog(screen), "decided-on-a") })
 	var id string
 	testenv.WaitFor(t, "the second request's id on A", func() bool {
 		out, _ := a.sandbox("list", "--dir", dir, "--json")
@@ -218,10 +247,172 @@ func TestTeamWatchOverNATS(t *testing.T) {
 	})
 	a.mustSandbox("deny", id, "--dir", dir, "--reason", "no")
 	testenv.WaitFor(t, "the second request off B's screen", func() bool {
-		return strings.Contains(read(screen), id+" is no longer pending")
+		return strings.Contains(readLog(screen), id+" is no longer pending")
 	})
 	typed.WriteString("q\n")
 	if err := watchCmd.Wait(); err != nil {
-		t.Errorf("watch --nats: %v\n%s", err, read(screen))
+		t.Errorf("watch --nats: %v\n%s", err, readLog(screen))
+	}
+}
+
+// serveNATS starts `sandbox serve --nats` as B and returns the address
+// it prints, with its one-time sign-in code.
+func (ts *teamSetup) serveNATS() (base, code string) {
+	_, log := ts.start(ts.b, "serve.log", nil, "serve", "--nats", ts.url, "--org", "acme")
+	var addr string
+	testenv.WaitFor(ts.t, "serve's address", func() bool {
+		first, _, ok := strings.Cut(readLog(log), "\n")
+		addr = first
+		return ok && strings.Contains(first, "#code=")
+	})
+	base, code, _ = strings.Cut(addr, "/#code=")
+	return base, code
+}
+
+// signIn trades the code for a token, as the page does.
+func (ts *teamSetup) signIn(base, code string) string {
+	resp, err := http.Post(base+"/api/session", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s struct{ Token string }
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil || s.Token == "" {
+		ts.t.Fatalf("session: %v %d", err, resp.StatusCode)
+	}
+	return s.Token
+}
+
+// `sandbox serve --nats` on machine B: the page's API lists A's request,
+// an approval naming another hash approves nothing, one naming the hash
+// shown runs it once on A; its live output and outcome arrive on the
+// events socket, and the output reaches A's requester.
+func TestTeamServeOverNATS(t *testing.T) {
+	ts := newTeamSetup(t)
+	base, code := ts.serveNATS()
+	token := ts.signIn(base, code)
+	call := func(method, path, body string) (int, string) {
+		r, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+token)
+		if body != "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	ws, _, err := websocket.Dial(ts.ctx, "ws"+strings.TrimPrefix(base, "http")+"/api/events",
+		&websocket.DialOptions{Subprotocols: []string{"sandbox.v1", "sandbox.token." + token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+
+	req, reqLog := ts.request("request.log", "sh", "-c", "echo served-live; echo served-err >&2")
+	type view struct{ Key, Hash, Display, Host string }
+	var v view
+	testenv.WaitFor(t, "the request on the team page", func() bool {
+		_, body := call("GET", "/api/team", "")
+		var tv struct{ Requests []view }
+		json.Unmarshal([]byte(body), &tv)
+		for _, r := range tv.Requests {
+			if strings.Contains(r.Display, "served-live") {
+				v = r
+				return true
+			}
+		}
+		return false
+	})
+	if code, body := call("POST", "/api/team/"+v.Key+"/approve", `{"hash":"0000"}`); code != 409 {
+		t.Errorf("an approval of another hash: %d %s", code, body)
+	}
+	if code, body := call("POST", "/api/team/"+v.Key+"/approve", `{"hash":"`+v.Hash+`"}`); code != 202 {
+		t.Fatalf("approve: %d %s", code, body)
+	}
+	var live, outcome string
+	for outcome == "" {
+		_, b, err := ws.Read(ts.ctx)
+		if err != nil {
+			t.Fatalf("events: %v (live so far %q)", err, live)
+		}
+		var ev struct {
+			Type, ID, Stream, Text string
+			Team                   *struct{ Decision, Approver, Error string }
+		}
+		json.Unmarshal(b, &ev)
+		switch {
+		case ev.Type == "team.output" && ev.ID == v.Key:
+			live += ev.Stream + ":" + ev.Text
+		case ev.Type == "team.outcome" && ev.ID == v.Key:
+			outcome = ev.Team.Decision + " by " + ev.Team.Approver + ev.Team.Error
+		}
+	}
+	if outcome != "approved by bob" || !strings.Contains(live, "stdout:served-live") || !strings.Contains(live, "stderr:served-err") {
+		t.Errorf("outcome %q, live output %q", outcome, live)
+	}
+	if err := req.Wait(); err != nil || !strings.Contains(readLog(reqLog), "served-live") {
+		t.Errorf("the requester on A: %v\n%s", err, readLog(reqLog))
+	}
+	testenv.WaitFor(t, "the request off the team page", func() bool {
+		_, body := call("GET", "/api/team", "")
+		return !strings.Contains(body, v.Key)
+	})
+}
+
+// The team approver page in Debian's chromium (testdata/team.mjs): a
+// request raised on machine A shown under its machine, whole, with its
+// hash and its escapes visible; approved with the keyboard; its output
+// and outcome shown as they arrive.
+func TestTeamPageInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short mode")
+	}
+	node := testenv.RequireCommand(t, "node")
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		testenv.Skip(t, "Debian's chromium is not installed (apt-get install chromium)")
+	}
+	modules := filepath.Join(repoRoot(), "hack", "clients", "node_modules")
+	if _, err := os.Stat(filepath.Join(modules, "playwright-core")); err != nil {
+		testenv.Skip(t, "playwright-core is not installed (npm ci --prefix hack/clients)")
+	}
+	ts := newTeamSetup(t)
+	base, code := ts.serveNATS()
+	shot := filepath.Join(os.Getenv("SANDBOX_SHOT_DIR"), "team.png")
+	if os.Getenv("SANDBOX_SHOT_DIR") == "" {
+		shot = filepath.Join(t.TempDir(), "team.png")
+	}
+	cmd := exec.CommandContext(ts.ctx, node, filepath.Join(repoRoot(), "connector", "e2e", "testdata", "team.mjs"), base+"/#code="+code, shot)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	steps := bufio.NewScanner(out)
+	expectStep := func(want string) {
+		t.Helper()
+		if !steps.Scan() || steps.Text() != want {
+			cmd.Wait()
+			t.Fatalf("browser: want %s, got %q\n%s", want, steps.Text(), stderr.String())
+		}
+	}
+	expectStep("READY")
+	req, reqLog := ts.request("request.log", "sh", "-c", "echo browser-live # \x1b[31m")
+	for _, s := range []string{"SHOWN", "APPROVED", "DONE"} {
+		expectStep(s)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("browser: %v\n%s", err, stderr.String())
+	}
+	if err := req.Wait(); err != nil || !strings.Contains(readLog(reqLog), "browser-live") {
+		t.Errorf("the requester on A: %v\n%s", err, readLog(reqLog))
 	}
 }

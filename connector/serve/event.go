@@ -26,4 +26,6 @@ type Event struct {
 	Policy  *PolicyView  `json:"policy,omitempty"`
 	Problem string       `json:"problem,omitempty"`
 	Status  *Status      `json:"status,omitempty"`
+	// Team is how a request decided here in team mode ended.
+	Team *TeamOutcomeView `json:"team,omitempty"`
 }

@@ -7,6 +7,15 @@ import (
 // routes is every route, behind the guard.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	if s.cfg.Team != nil {
+		s.teamRoutes(mux)
+		mux.Handle("GET /assets/", s.assets())
+		mux.HandleFunc("POST /api/session", s.handleSession)
+		mux.HandleFunc("POST /api/codes", s.handleCodes)
+		mux.HandleFunc("GET /api/status", s.handleStatus)
+		mux.HandleFunc("GET /api/events", s.handleEvents)
+		return s.guard.wrap(mux)
+	}
 	mux.HandleFunc("GET /{$}", s.handleIndex)
 	mux.Handle("GET /assets/", s.assets())
 	mux.HandleFunc("POST /api/session", s.handleSession)

@@ -76,6 +76,8 @@ type Config struct {
 	// notification is unavailable (default 1 s).
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Team, when set, serves team mode instead of folders (team.go).
+	Team *Team
 }
 
 // Server is a running dashboard: call Handler for its routes and Close to
@@ -100,6 +102,7 @@ type Server struct {
 	// closes the folders the server opened itself, and the inbox folders
 	// that could not be opened (root -> error, logged once).
 	running int
+	team    teamState
 	folders []*folderState
 	byKey   map[string]*folderState
 	closers []func()
@@ -146,6 +149,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		updates = ch
 	}
 	s.watch(wctx, s.list())
+	if cfg.Team != nil {
+		s.team.deciding = map[string]bool{}
+		s.followTeam(wctx)
+	}
 	if updates != nil {
 		s.wg.Add(1)
 		go s.followInbox(wctx, first, updates)
@@ -156,7 +163,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 func (c *Config) check() error {
 	switch {
-	case len(c.Folders) == 0 && c.Inbox == nil:
+	case c.Team != nil && (len(c.Folders) > 0 || c.Inbox != nil):
+		return errors.New("serve: team mode serves no folders")
+	case c.Team != nil && c.Team.Source == nil:
+		return errors.New("serve: team mode needs its source")
+	case len(c.Folders) == 0 && c.Inbox == nil && c.Team == nil:
 		return fmt.Errorf("serve: %w", ErrNoFolders)
 	case c.Inbox != nil && c.Open == nil:
 		return errors.New("serve: an inbox needs Open")

@@ -11,55 +11,20 @@ import (
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
+	"github.com/sandbox-dev/sandbox/connector/remote"
 )
 
-// RemoteRequest is a request waiting on another machine, as team mode's
-// relay published it (docs/TEAM.md): Display and Reasons are the relay's,
-// Agent, Source and Session what the request's writer said.
-type RemoteRequest struct {
-	Org, Host, Project, ID string
-	Hash, Kind, Summary    string
-	Display                string
-	Truncated              bool // Display was cut: it can only be approved on its machine
-	Reasons                []string
-	Agent, Source, Session string
-	Created                time.Time
-}
+func group(r remote.Request) string { return r.Host + "/" + r.Project }
 
-func (r RemoteRequest) group() string { return r.Host + "/" + r.Project }
-
-func (r RemoteRequest) key() string { return r.Host + "\x00" + r.Project + "\x00" + r.ID }
-
-// RemoteOutcome is how a decided request ended on its machine.
-type RemoteOutcome struct {
-	Decision, Approver, Reason string
-	ExitCode                   *int
-	// Output is the start of the output, shown when none came live.
-	Output string
-	// Lost says live output went missing on the way (Output is whole up
-	// to its limit).
-	Lost bool
-}
-
-// RemoteConfig configures RunRemote: `sandbox watch --nats`. This
-// package knows nothing of NATS; cmd/sandbox wires team mode in.
+// RemoteConfig configures RunRemote: `sandbox watch --nats`.
 type RemoteConfig struct {
 	// Where names what is watched in the banner (the organisation), As
 	// the approver (the key's public half).
 	Where, As string
-	// Pending is what waits now, oldest first; Changes signals that it
-	// (or Status) changed.
-	Pending func() []RemoteRequest
-	Changes <-chan struct{}
-	// Status says whether it is connected, and if not, why (nil: still
-	// connecting for the first time).
-	Status func() (bool, error)
-	// Decide signs the human's verdict on r and waits for r's machine to
-	// carry it out, handing its output to onOutput as it runs.
-	Decide func(ctx context.Context, r RemoteRequest, verdict, reason string, onOutput func(stream string, p []byte)) (RemoteOutcome, error)
-	In     io.Reader
-	Out    io.Writer
-	Plain  bool
+	Source    remote.Source
+	In        io.Reader
+	Out       io.Writer
+	Plain     bool
 }
 
 const remoteKeys = "[a] approve  [d] deny  [s] skip  [q] quit"
@@ -71,12 +36,13 @@ type remoteSession struct {
 	in        <-chan inputEvent
 	plain     bool
 	fd        int
-	pending   []RemoteRequest
+	pending   []remote.Request
 	known     map[string]bool
 	skipped   map[string]bool
 	decided   map[string]bool // decided here: not shown again while its outcome travels
 	status    string          // the connection state last printed
 	shownAt   time.Time
+	changes   <-chan struct{}
 	redraw    func()
 	lastGroup string
 }
@@ -88,7 +54,7 @@ type remoteSession struct {
 // approval's output is shown live as its machine runs it.
 func RunRemote(ctx context.Context, cfg RemoteConfig) error {
 	s := &remoteSession{cfg: cfg, out: &termWriter{w: cfg.Out}, fd: -1, plain: cfg.Plain,
-		known: map[string]bool{}, skipped: map[string]bool{}, decided: map[string]bool{}}
+		known: map[string]bool{}, skipped: map[string]bool{}, decided: map[string]bool{}, changes: cfg.Source.Changes()}
 	restore := s.startInput(cfg.In)
 	defer restore()
 	s.out.printf("sandbox watch: team mode, %s (signing as %s)\n", display.EscapeLine(cfg.Where), cfg.As)
@@ -142,12 +108,10 @@ func (s *remoteSession) eol() string {
 // says when the connection comes or goes.
 func (s *remoteSession) refresh() {
 	st := "connecting"
-	if s.cfg.Status != nil {
-		if up, err := s.cfg.Status(); up {
-			st = "connected"
-		} else if err != nil {
-			st = "NATS unavailable (" + err.Error() + "); connecting again"
-		}
+	if up, err := s.cfg.Source.Status(); up {
+		st = "connected"
+	} else if err != nil {
+		st = "NATS unavailable (" + err.Error() + "); connecting again"
 	}
 	if st != s.status {
 		if s.status != "" && st != "connecting" {
@@ -155,11 +119,11 @@ func (s *remoteSession) refresh() {
 		}
 		s.status = st
 	}
-	s.pending = s.cfg.Pending()
-	var fresh []RemoteRequest
+	s.pending = s.cfg.Source.Pending()
+	var fresh []remote.Request
 	for _, r := range s.pending {
-		if !s.known[r.key()] {
-			s.known[r.key()] = true
+		if !s.known[r.Key()] {
+			s.known[r.Key()] = true
 			fresh = append(fresh, r)
 		}
 	}
@@ -182,18 +146,18 @@ func (s *remoteSession) refresh() {
 	}
 }
 
-func (s *remoteSession) next() *RemoteRequest {
+func (s *remoteSession) next() *remote.Request {
 	for i := range s.pending {
-		if k := s.pending[i].key(); !s.skipped[k] && !s.decided[k] {
+		if k := s.pending[i].Key(); !s.skipped[k] && !s.decided[k] {
 			return &s.pending[i]
 		}
 	}
 	return nil
 }
 
-func (s *remoteSession) isPending(r RemoteRequest) bool {
+func (s *remoteSession) isPending(r remote.Request) bool {
 	for _, p := range s.pending {
-		if p.key() == r.key() {
+		if p.Key() == r.Key() {
 			return true
 		}
 	}
@@ -206,7 +170,7 @@ func (s *remoteSession) waitEvent(ctx context.Context, stop func() bool) (inputE
 		select {
 		case <-ctx.Done():
 			return inputEvent{}, ctx.Err()
-		case <-s.cfg.Changes:
+		case <-s.changes:
 		case ev := <-s.in:
 			if ev.err != nil {
 				return ev, ev.err
@@ -238,7 +202,7 @@ func (s *remoteSession) idle(ctx context.Context) (bool, error) {
 	prompt := func() {
 		n := 0
 		for _, r := range s.pending {
-			if s.skipped[r.key()] && !s.decided[r.key()] {
+			if s.skipped[r.Key()] && !s.decided[r.Key()] {
 				n++
 			}
 		}
@@ -269,12 +233,12 @@ func (s *remoteSession) idle(ctx context.Context) (bool, error) {
 
 // show prints the request whole (paged), under a header naming its
 // machine and project when they change.
-func (s *remoteSession) show(r RemoteRequest) *pager {
-	if g := r.group(); g != s.lastGroup {
+func (s *remoteSession) show(r remote.Request) *pager {
+	if g := group(r); g != s.lastGroup {
 		s.lastGroup = g
 		n := 0
 		for _, p := range s.pending {
-			if p.group() == g {
+			if group(p) == g {
 				n++
 			}
 		}
@@ -292,7 +256,7 @@ func (s *remoteSession) show(r RemoteRequest) *pager {
 
 // renderRemote is a remote request as lines: what it asks, escaped, and
 // what the relay's policy and the writer said.
-func renderRemote(r RemoteRequest, now time.Time) []string {
+func renderRemote(r remote.Request, now time.Time) []string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "request  %s  [%s]  on %s/%s (org %s)\n", r.ID, display.EscapeLine(r.Kind), display.EscapeLine(r.Host),
 		display.EscapeLine(r.Project), display.EscapeLine(r.Org))
@@ -322,7 +286,7 @@ func (s *remoteSession) pageSize() page {
 	return page{rows: max(rows-4, 10), cols: cols}
 }
 
-func (s *remoteSession) ask(ctx context.Context, r RemoteRequest) (bool, error) {
+func (s *remoteSession) ask(ctx context.Context, r remote.Request) (bool, error) {
 	pg := s.show(r)
 	prompt := func() {
 		keys := remoteKeys
@@ -382,7 +346,7 @@ func (s *remoteSession) ask(ctx context.Context, r RemoteRequest) (bool, error) 
 			}
 			return false, s.decide(ctx, r, "denied", strings.TrimSpace(reason))
 		case 's':
-			s.skipped[r.key()] = true
+			s.skipped[r.Key()] = true
 			s.out.printf("skipped %s (still pending; [r] when idle brings it back)\n", r.ID)
 			return false, nil
 		case 'q', keyEOF:
@@ -400,12 +364,12 @@ func (s *remoteSession) ask(ctx context.Context, r RemoteRequest) (bool, error) 
 }
 
 // decide sends the verdict and shows what its machine did with it.
-func (s *remoteSession) decide(ctx context.Context, r RemoteRequest, verdict, reason string) error {
+func (s *remoteSession) decide(ctx context.Context, r remote.Request, verdict, reason string) error {
 	s.out.printf("%s %s on %s/%s: signed and sent; waiting for its machine\n", verdict, r.ID, display.EscapeLine(r.Host), display.EscapeLine(r.Project))
-	s.decided[r.key()] = true
+	s.decided[r.Key()] = true
 	write, flush := LiveOutput(s.out)
 	live := false
-	res, err := s.cfg.Decide(ctx, r, verdict, reason, func(stream string, p []byte) { live = true; write(stream, p) })
+	res, err := s.cfg.Source.Decide(ctx, r, verdict, reason, func(stream string, p []byte) { live = true; write(stream, p) })
 	flush()
 	if err != nil {
 		if ctx.Err() != nil {
