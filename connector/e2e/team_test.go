@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -149,11 +150,11 @@ func TestTeamRemoteApprovalThroughTheRelay(t *testing.T) {
 	}
 }
 
-// teamSetup is two machines: A with a folder that trusts B's approver
-// key (no scope) and its relay on a real nats-server, B with the key.
+// teamSetup is two machines on NATS: A with a folder that trusts B's
+// approver key (no scope) and its relay, B with the key.
 type teamSetup struct {
 	t    *testing.T
-	url  string
+	url  string // every node, comma separated
 	a, b *env
 	dir  string
 	ctx  context.Context
@@ -161,15 +162,21 @@ type teamSetup struct {
 }
 
 func newTeamSetup(t *testing.T) *teamSetup {
-	ts := &teamSetup{t: t, url: natstest.Start(t, nil).ClientURL(), a: newEnv(t), b: newEnv(t), logs: t.TempDir()}
+	return newTeamSetupOn(t, natstest.Start(t, nil).ClientURL(), 1)
+}
+
+// newTeamSetupOn is newTeamSetup on the servers at url, the relay's
+// streams with that many replicas.
+func newTeamSetupOn(t *testing.T, url string, replicas int) *teamSetup {
+	ts := &teamSetup{t: t, url: url, a: newEnv(t), b: newEnv(t), logs: t.TempDir()}
 	ts.dir = ts.a.project("claude", nil)
 	pub := strings.TrimSpace(ts.b.mustSandbox("keys", "new"))
 	ts.a.mustSandbox("keys", "trust", pub, "--name", "bob", "--dir", ts.dir)
 	ts.a.mustSandbox("policy", "accept", "--yes", "--dir", ts.dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	ts.ctx = ctx
-	ts.start(ts.a, "relay.log", nil, "relay", ts.dir, "--nats", ts.url, "--org", "acme", "--host", "ws-a")
+	ts.start(ts.a, "relay.log", nil, "relay", ts.dir, "--nats", ts.url, "--org", "acme", "--host", "ws-a", "--replicas", fmt.Sprint(replicas))
 	return ts
 }
 
@@ -199,13 +206,21 @@ func (ts *teamSetup) request(name string, argv ...string) (*exec.Cmd, string) {
 	return ts.start(ts.a, name, nil, append([]string{"request", "--dir", ts.dir, "--wait", "90s", "--"}, argv...)...)
 }
 
-// `sandbox watch --nats` on machine B shows a request raised on machine
-// A, grouped by machine and project; B approves it with a key, A runs it
-// once, its output is shown on B as it runs and reaches A's requester; a
-// request decided on A leaves B's screen.
+// `sandbox watch --nats` on machine B, on a three-node JetStream
+// cluster: a request raised on machine A is shown grouped by machine and
+// project; B approves it with its key, A runs it once, its output is
+// shown on B as it runs and reaches A's requester; a request decided on A
+// leaves B's screen; B's own folder, served by B's own relay, shows up
+// as another machine's. natscli reads the streams: plain JetStream.
 func TestTeamWatchOverNATS(t *testing.T) {
-	ts := newTeamSetup(t)
+	ts := newTeamSetupOn(t, natstest.URLs(natstest.StartCluster(t)), 3)
 	a, dir := ts.a, ts.dir
+	// B's own folder, trusting B's key, served by B's relay
+	pub := strings.TrimSpace(ts.b.mustSandbox("keys", "show"))
+	dirB := ts.b.project("claude", nil)
+	ts.b.mustSandbox("keys", "trust", pub, "--name", "bob", "--dir", dirB)
+	ts.b.mustSandbox("policy", "accept", "--yes", "--dir", dirB)
+	ts.start(ts.b, "relay-b.log", nil, "relay", dirB, "--nats", ts.url, "--org", "acme", "--host", "ws-b", "--replicas", "3")
 	keys, typed, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -249,9 +264,35 @@ func TestTeamWatchOverNATS(t *testing.T) {
 	testenv.WaitFor(t, "the second request off B's screen", func() bool {
 		return strings.Contains(readLog(screen), id+" is no longer pending")
 	})
+	// B's own machine's request, under its own heading
+	reqB, reqBLog := ts.start(ts.b, "request-b.log", nil, "request", "--dir", dirB, "--wait", "90s", "--", "echo", "on-machine-b")
+	testenv.WaitFor(t, "B's own request on B's screen", func() bool {
+		s := readLog(screen)
+		return strings.Contains(s, "══ ws-b/"+filepath.Base(dirB)+" · 1 pending ══") && strings.Contains(s, "ws-b/"+filepath.Base(dirB)+": [a] approve")
+	})
+	typed.WriteString("a\n")
+	if err := reqB.Wait(); err != nil || !strings.Contains(readLog(reqBLog), "on-machine-b") {
+		t.Errorf("the requester on B: %v\n%s", err, readLog(reqBLog))
+	}
+	testenv.WaitFor(t, "the outcome of B's request", func() bool { return strings.Count(readLog(screen), "approved by bob") == 2 })
 	typed.WriteString("q\n")
 	if err := watchCmd.Wait(); err != nil {
 		t.Errorf("watch --nats: %v\n%s", err, readLog(screen))
+	}
+
+	// the streams are plain JetStream, replicated on the three nodes
+	natscli := testenv.RequireCommand(t, "nats")
+	out, err := exec.CommandContext(ts.ctx, natscli, "--server", ts.url, "stream", "info", relay.RequestsStream, "--json").CombinedOutput()
+	var info struct {
+		Config struct {
+			Replicas int `json:"num_replicas"`
+		} `json:"config"`
+		State struct {
+			Messages int `json:"messages"`
+		} `json:"state"`
+	}
+	if err != nil || json.Unmarshal(out, &info) != nil || info.Config.Replicas != 3 || info.State.Messages < 3 {
+		t.Errorf("natscli stream info: %v %+v\n%s", err, info, out)
 	}
 }
 

@@ -3,6 +3,9 @@
 package natstest
 
 import (
+	"fmt"
+	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,4 +30,52 @@ func Start(t testing.TB, set func(*server.Options)) *server.Server {
 	}
 	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
 	return s
+}
+
+// StartCluster runs a three-node JetStream cluster (n0, n1, n2) in the
+// test's process, each node on a free loopback port.
+func StartCluster(t testing.TB) []*server.Server {
+	t.Helper()
+	var ports []int
+	for range 3 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+		ln.Close()
+	}
+	var routes []string
+	for _, p := range ports {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	var srvs []*server.Server
+	for i := range 3 {
+		o := &server.Options{ServerName: fmt.Sprintf("n%d", i), Host: "127.0.0.1", Port: -1, JetStream: true,
+			StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+			Cluster: server.ClusterOpts{Name: "sandbox", Host: "127.0.0.1", Port: ports[i]},
+			Routes:  server.RoutesFromStr(strings.Join(routes, ","))}
+		s, err := server.NewServer(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go s.Start()
+		srvs = append(srvs, s)
+		t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	}
+	for _, s := range srvs {
+		if !s.ReadyForConnections(20 * time.Second) {
+			t.Fatal("a cluster node did not start")
+		}
+	}
+	return srvs
+}
+
+// URLs is the client URLs of srvs, comma separated (what --nats takes).
+func URLs(srvs []*server.Server) string {
+	var u []string
+	for _, s := range srvs {
+		u = append(u, s.ClientURL())
+	}
+	return strings.Join(u, ",")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,53 +12,12 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/queue"
 	"github.com/sandbox-dev/sandbox/team"
 	"github.com/sandbox-dev/sandbox/team/natsconn"
+	"github.com/sandbox-dev/sandbox/team/natstest"
 )
 
-// startCluster runs a three-node JetStream cluster in this process.
-func startCluster(t *testing.T) []*server.Server {
-	t.Helper()
-	var ports []int
-	for range 3 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-		ln.Close()
-	}
-	var routes []string
-	for _, p := range ports {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
-	}
-	var srvs []*server.Server
-	for i := range 3 {
-		o := &server.Options{ServerName: fmt.Sprintf("n%d", i), Host: "127.0.0.1", Port: -1, JetStream: true,
-			StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-			Cluster: server.ClusterOpts{Name: "sandbox", Host: "127.0.0.1", Port: ports[i]},
-			Routes:  server.RoutesFromStr(strings.Join(routes, ","))}
-		s, err := server.NewServer(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.Start()
-		srvs = append(srvs, s)
-		t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	}
-	for _, s := range srvs {
-		if !s.ReadyForConnections(20 * time.Second) {
-			t.Fatal("a cluster node did not start")
-		}
-	}
-	return srvs
-}
+func startCluster(t *testing.T) []*server.Server { return natstest.StartCluster(t) }
 
-func clusterURL(srvs []*server.Server) string {
-	var u []string
-	for _, s := range srvs {
-		u = append(u, s.ClientURL())
-	}
-	return strings.Join(u, ",")
-}
+func clusterURL(srvs []*server.Server) string { return natstest.URLs(srvs) }
 
 // eventually retries f (a call that a cluster failing over may refuse
 // for a while) until it succeeds or 45 s pass.
