@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 )
 
@@ -79,6 +80,30 @@ func (q *Queue) Result(id string) (*Result, error) {
 		q.log.Warn("a result failed verification and was quarantined: not a decision", "id", id, "err", err)
 	}
 	return res, err
+}
+
+// HasResult reports whether request id has a result file (not read: Result
+// reads and checks it). A cheap look for a caller that polls many ids.
+func (q *Queue) HasResult(id string) bool {
+	if !ValidID(id) {
+		return false
+	}
+	_, err := os.Lstat(q.path(StateDone, id))
+	return err == nil
+}
+
+// Waits reports whether request id has a pending or claimed file (not
+// read: Load reads and checks it).
+func (q *Queue) Waits(id string) bool {
+	if !ValidID(id) {
+		return false
+	}
+	for _, st := range []State{StatePending, StateClaimed} {
+		if _, err := os.Lstat(q.path(st, id)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (q *Queue) readResult(id string) (*Result, error) {

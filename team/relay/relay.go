@@ -327,12 +327,10 @@ func (r *Relay) publishEnded(ctx context.Context, c *natsconn.Conn, f *Folder) e
 	}
 	r.mu.Unlock()
 	for _, id := range ids {
-		res, err := f.Queue.Result(id)
-		if errors.Is(err, queue.ErrNotFound) {
-			if _, _, lerr := f.Queue.Load(id); lerr == nil {
-				continue // still waiting
-			}
+		if !f.Queue.HasResult(id) && f.Queue.Waits(id) {
+			continue // still waiting (a look at two names: the loop runs on every change)
 		}
+		res, err := f.Queue.Result(id)
 		if err == nil {
 			if err := r.publishResult(ctx, c, f, res, ""); err != nil {
 				return err
