@@ -223,7 +223,8 @@ func (b *Board) resync(ctx context.Context, c *natsconn.Conn, seq *uint64) error
 
 func (b *Board) request(m *natsconn.Msg) {
 	var r Request
-	if json.Unmarshal(m.Data, &r) != nil || r.Org != b.Org || m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
+	if json.Unmarshal(m.Data, &r) != nil || r.Org != b.Org || !wellFormed(r.Org, r.Host, r.Project, r.ID) ||
+		m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
 		return // not what a relay publishes: never shown
 	}
 	k := boardKey(r.Host, r.Project, r.ID)
@@ -237,7 +238,8 @@ func (b *Board) request(m *natsconn.Msg) {
 
 func (b *Board) result(m *natsconn.Msg) {
 	var res Result
-	if json.Unmarshal(m.Data, &res) != nil || m.Subject != resultSubject(res.Org, res.Host, res.Project, res.ID) {
+	if json.Unmarshal(m.Data, &res) != nil || !wellFormed(res.Org, res.Host, res.Project, res.ID) ||
+		m.Subject != resultSubject(res.Org, res.Host, res.Project, res.ID) {
 		return
 	}
 	k := boardKey(res.Host, res.Project, res.ID)

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -133,4 +134,49 @@ func find2(t *testing.T, c *natsconn.Conn, id string) Request {
 	}
 	t.Fatalf("%s is not on NATS", id)
 	return Request{}
+}
+
+// What does not name itself as a relay would is never shown: a host or
+// project that is not one token, an id that is not a queue id, a body
+// that names another subject; nor does a forged outcome of that kind
+// take a request off the board.
+func TestBoardShowsOnlyWellFormedRequests(t *testing.T) {
+	s := startServer(t)
+	url := s.ClientURL()
+	c := dial(t, url)
+	if err := Setup(tctx(t), c, 1); err != nil {
+		t.Fatal(err)
+	}
+	b := startBoard(t, url)
+	good := Request{V: 1, Org: "acme", Host: "ws-a", Project: "pay", ID: "01good", Hash: "h", Kind: "shell", Summary: "ls", Display: "run: ls", Created: time.Now()}
+	publish := func(subject string, v any) {
+		t.Helper()
+		data, _ := json.Marshal(v)
+		if _, err := c.PublishJS(tctx(t), subject, nil, data); err != nil && !errors.Is(err, natsconn.ErrBadSubject) {
+			t.Fatal(err)
+		}
+	}
+	bad := func(edit func(*Request)) Request { r := good; edit(&r); return r }
+	for _, r := range []Request{
+		bad(func(r *Request) { r.Host = "ws-b/pay"; r.ID = "01slash" }),
+		bad(func(r *Request) { r.Project = "pay.x"; r.ID = "01dot" }),
+		bad(func(r *Request) { r.ID = "../01" }),
+	} {
+		publish("sandbox.req.acme.ws-a.pay.x01", r)
+		publish(requestSubject(r.Org, r.Host, r.Project, r.ID), r)
+	}
+	publish(requestSubject("acme", "ws-a", "pay", "01other"), good) // names 01good on 01other's subject
+	publish(requestSubject("acme", "ws-a", "pay", "01good"), good)
+	testenv.WaitFor(t, "the good request on the board", func() bool { _, ok := onBoard(b, "01good"); return ok })
+	if p := b.Pending(); len(p) != 1 {
+		t.Errorf("the board shows %d requests: %+v", len(p), p)
+	}
+	if p, err := Pending(tctx(t), c, "acme"); err != nil || len(p) != 1 {
+		t.Errorf("Pending: %+v %v", p, err)
+	}
+	publish(resultSubject("acme", "ws-a", "pay", "01other"), Result{V: 1, Org: "acme", Host: "ws-a", Project: "pay", ID: "01good"})
+	time.Sleep(200 * time.Millisecond)
+	if _, ok := onBoard(b, "01good"); !ok {
+		t.Error("an outcome published on another request's subject took it off the board")
+	}
 }

@@ -67,7 +67,7 @@ func requestsAfter(ctx context.Context, c *natsconn.Conn, org string, after uint
 		}
 		seq = m.Seq + 1
 		var r Request
-		if json.Unmarshal(m.Data, &r) != nil || m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
+		if json.Unmarshal(m.Data, &r) != nil || !wellFormed(r.Org, r.Host, r.Project, r.ID) || m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
 			continue // not what a relay publishes: never shown
 		}
 		if org != "" && r.Org != org {

@@ -63,12 +63,13 @@ func DecisionKey(org, host, project, id, key string) string {
 }
 
 // Token makes s one subject token: what a subject cannot hold (dots,
-// blanks, wildcards, controls) becomes '_'; empty is "_".
+// blanks, wildcards, controls) becomes '_', and so does '/' (the
+// approvers name a request HOST/PROJECT/ID); empty is "_".
 func Token(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case r <= ' ' || r == 0x7f || r == '.' || r == '*' || r == '>' || r == '$':
+		case r <= ' ' || r == 0x7f || r == '.' || r == '*' || r == '>' || r == '$' || r == '/':
 			b.WriteByte('_')
 		default:
 			b.WriteRune(r)
@@ -130,4 +131,11 @@ type Result struct {
 	ExitCode *int           `json:"exit_code,omitempty"`
 	Output   string         `json:"output,omitempty"`
 	Finished time.Time      `json:"finished"`
+}
+
+// wellFormed reports whether a request or outcome read from NATS names
+// itself as a relay would: organisation, host and project each one token
+// (Token), the id a queue id. Anything else is never shown.
+func wellFormed(org, host, project, id string) bool {
+	return org == Token(org) && host == Token(host) && project == Token(project) && queue.ValidID(id)
 }
