@@ -157,9 +157,6 @@ func FollowOutput(c *natsconn.Conn, r Request) (*OutputFollower, error) {
 // Close ends the subscription.
 func (o *OutputFollower) Close() { o.sub.Unsubscribe() }
 
-// Ended reports whether the relay's last message has arrived.
-func (o *OutputFollower) Ended() bool { return o.ended }
-
 // take hands one message's output to fn.
 func (o *OutputFollower) take(m *natsconn.Msg, fn func(stream string, p []byte)) {
 	seq, _ := strconv.Atoi(m.Header.Get(hdrSeq))
