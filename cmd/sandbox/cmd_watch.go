@@ -44,7 +44,8 @@ approve the same request once in every agent it waits in. With --plain, or when 
 With --nats (team mode, docs/TEAM.md) it watches the requests of every
 machine the credentials reach, grouped by machine and project, and signs
 each decision with your approver key (sandbox keys new); an approval runs
-on its machine, its output shown here as it runs.`,
+on its machine, its output shown here as it runs ([b] stops waiting for a
+slow or offline machine: the decision stays sent).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dirs = args
 			opts.in, opts.out, opts.err = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/connector/display"
@@ -43,6 +44,8 @@ type remoteSession struct {
 	status    string          // the connection state last printed
 	shownAt   time.Time
 	changes   <-chan struct{}
+	later     chan func()  // outcomes of decisions no longer waited for
+	pushback  []inputEvent // input read while a decision travelled, for what comes next
 	redraw    func()
 	lastGroup string
 }
@@ -54,7 +57,7 @@ type remoteSession struct {
 // approval's output is shown live as its machine runs it.
 func RunRemote(ctx context.Context, cfg RemoteConfig) error {
 	s := &remoteSession{cfg: cfg, out: &termWriter{w: cfg.Out}, fd: -1, plain: cfg.Plain,
-		known: map[string]bool{}, skipped: map[string]bool{}, decided: map[string]bool{}, changes: cfg.Source.Changes()}
+		known: map[string]bool{}, skipped: map[string]bool{}, decided: map[string]bool{}, changes: cfg.Source.Changes(), later: make(chan func(), 16)}
 	restore := s.startInput(cfg.In)
 	defer restore()
 	s.out.printf("sandbox watch: team mode, %s (signing as %s)\n", display.EscapeLine(cfg.Where), cfg.As)
@@ -166,11 +169,26 @@ func (s *remoteSession) isPending(r remote.Request) bool {
 
 // waitEvent is watchSession.waitEvent over the board.
 func (s *remoteSession) waitEvent(ctx context.Context, stop func() bool) (inputEvent, error) {
+	for len(s.pushback) > 0 {
+		ev := s.pushback[0]
+		s.pushback = s.pushback[1:]
+		if ev.err != nil {
+			return ev, ev.err
+		}
+		if s.plain || !ev.at.Before(s.shownAt) {
+			return ev, nil
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return inputEvent{}, ctx.Err()
 		case <-s.changes:
+		case show := <-s.later:
+			show()
+			if s.redraw != nil {
+				s.redraw()
+			}
 		case ev := <-s.in:
 			if ev.err != nil {
 				return ev, ev.err
@@ -363,27 +381,88 @@ func (s *remoteSession) ask(ctx context.Context, r remote.Request) (bool, error)
 	}
 }
 
-// decide sends the verdict and shows what its machine did with it.
+// decide sends the verdict and shows what its machine did with it. The
+// machine may be slow or offline: [b] stops waiting (the decision stays
+// sent, and how it ended is announced when it comes).
 func (s *remoteSession) decide(ctx context.Context, r remote.Request, verdict, reason string) error {
-	s.out.printf("%s %s on %s/%s: signed and sent; waiting for its machine\n", verdict, r.ID, display.EscapeLine(r.Host), display.EscapeLine(r.Project))
+	s.out.printf("%s %s on %s/%s: signed and sent; waiting for its machine  ([b] stop waiting: the decision stays sent)\n",
+		verdict, r.ID, display.EscapeLine(r.Host), display.EscapeLine(r.Project))
 	s.decided[r.Key()] = true
 	write, flush := LiveOutput(s.out)
-	live := false
-	res, err := s.cfg.Source.Decide(ctx, r, verdict, reason, func(stream string, p []byte) { live = true; write(stream, p) })
-	flush()
-	if err != nil {
-		if ctx.Err() != nil {
+	var mu sync.Mutex
+	live, away := false, false // guarded by mu
+	type decided struct {
+		out remote.Outcome
+		err error
+	}
+	done := make(chan decided, 1)
+	go func() {
+		res, err := s.cfg.Source.Decide(ctx, r, verdict, reason, func(stream string, p []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !away {
+				live = true
+				write(stream, p)
+			}
+		})
+		done <- decided{res, err}
+	}()
+	in := s.in
+	for {
+		select {
+		case d := <-done:
+			mu.Lock()
+			flush()
+			streamed := live
+			mu.Unlock()
+			s.outcome(r, verdict, d.out, d.err, streamed, false)
+			return nil
+		case ev := <-in:
+			if ev.err != nil {
+				s.pushback = append(s.pushback, ev) // the end, after the outcome
+				in = nil
+				continue
+			}
+			if key, _ := s.command(ev); key != 'b' {
+				s.pushback = append(s.pushback, ev) // for what comes next (a script's next line)
+				continue
+			}
+			mu.Lock()
+			flush()
+			away = true
+			mu.Unlock()
+			s.out.printf("no longer waiting for %s: its outcome is shown when it comes\n", r.ID)
+			go func() {
+				d := <-done
+				select {
+				case s.later <- func() { s.outcome(r, verdict, d.out, d.err, false, true) }:
+				case <-ctx.Done():
+				}
+			}()
+			return nil
+		case <-ctx.Done():
 			return ctx.Err()
 		}
-		s.out.printf("✗ %s: %s\n", r.ID, display.EscapeLine(err.Error()))
-		return nil
 	}
-	if !live && res.Output != "" {
+}
+
+// outcome prints how a decided request ended; late is set for one the
+// human stopped waiting for (its output is not shown: only its start, in
+// the outcome).
+func (s *remoteSession) outcome(r remote.Request, verdict string, res remote.Outcome, err error, streamed, late bool) {
+	if late {
+		s.out.printf("\a\n")
+	}
+	if err != nil {
+		s.out.printf("✗ %s: %s\n", r.ID, display.EscapeLine(err.Error()))
+		return
+	}
+	if !streamed && !late && res.Output != "" {
 		w, f := LiveOutput(s.out)
 		w("stdout", []byte(res.Output))
 		f()
 	}
-	if res.Lost {
+	if res.Lost && !late {
 		s.out.printf("   (some live output was lost on the way; the machine's results/ log has all of it)\n")
 	}
 	code := ""
@@ -398,5 +477,4 @@ func (s *remoteSession) decide(ctx context.Context, r remote.Request, verdict, r
 	if res.Decision != verdict {
 		s.out.printf("  (not as decided here: another approver, or its machine, was first)\n")
 	}
-	return nil
 }

@@ -18,6 +18,7 @@ type fakeSource struct {
 	reqs    []remote.Request
 	changes chan struct{}
 	decided []string
+	release chan struct{}
 }
 
 func (f *fakeSource) Pending() []remote.Request {
@@ -32,6 +33,9 @@ func (f *fakeSource) Decide(_ context.Context, r remote.Request, verdict, reason
 	f.decided = append(f.decided, r.ID+" "+verdict+" "+reason+" "+r.Hash)
 	f.reqs = slicesDelete(f.reqs, r.Key())
 	f.mu.Unlock()
+	if r.ID == "slow" {
+		<-f.release
+	}
 	if r.ID == "refused" {
 		return remote.Outcome{}, errors.New("the request's machine refused this decision: stale\x1b[2J")
 	}
@@ -122,5 +126,39 @@ func TestRunRemote(t *testing.T) {
 	defer src.mu.Unlock()
 	if strings.Join(src.decided, "|") != "evil denied not on Fridays h2|refused approved  h3" {
 		t.Errorf("decisions: %q", src.decided)
+	}
+}
+
+// A machine that is slow or offline does not hold the approver: [b]
+// stops waiting, the next request comes, and the first one's outcome is
+// announced when it arrives; lines a script typed meanwhile are kept for
+// what comes next.
+func TestRunRemoteStopsWaiting(t *testing.T) {
+	now := time.Now()
+	src := &fakeSource{changes: make(chan struct{}, 1), release: make(chan struct{}), reqs: []remote.Request{
+		{Org: "acme", Host: "ws-a", Project: "pay", ID: "slow", Hash: "h1", Kind: "shell", Summary: "make", Display: "run: make", Created: now},
+		{Org: "acme", Host: "ws-a", Project: "pay", ID: "next", Hash: "h2", Kind: "shell", Summary: "ls", Display: "run: ls", Created: now},
+		{Org: "acme", Host: "ws-a", Project: "pay", ID: "third", Hash: "h3", Kind: "shell", Summary: "pwd", Display: "run: pwd", Created: now},
+	}}
+	in, typed := io.Pipe()
+	screen := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- RunRemote(context.Background(), RemoteConfig{Where: "organisation acme", As: "ed25519:K", Source: src, In: in, Out: screen, Plain: true})
+	}()
+	waitScreen(t, screen, "slow ws-a/pay: [a] approve")
+	typed.Write([]byte("a\n"))
+	waitScreen(t, screen, "[b] stop waiting")
+	typed.Write([]byte("b\n"))
+	waitScreen(t, screen, "no longer waiting for slow")
+	waitScreen(t, screen, "next ws-a/pay: [a] approve")
+	typed.Write([]byte("a\na\n")) // the second line is for the third request
+	waitScreen(t, screen, "✓ next approved by bob")
+	waitScreen(t, screen, "✓ third approved by bob")
+	close(src.release)
+	waitScreen(t, screen, "✓ slow approved by bob")
+	typed.Write([]byte("q\n"))
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
