@@ -409,17 +409,7 @@ func TestTeamServeOverNATS(t *testing.T) {
 // hash and its escapes visible; approved with the keyboard; its output
 // and outcome shown as they arrive.
 func TestTeamPageInABrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: not in -short mode")
-	}
-	node := testenv.RequireCommand(t, "node")
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		testenv.Skip(t, "Debian's chromium is not installed (apt-get install chromium)")
-	}
-	modules := filepath.Join(repoRoot(), "hack", "clients", "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, "playwright-core")); err != nil {
-		testenv.Skip(t, "playwright-core is not installed (npm ci --prefix hack/clients)")
-	}
+	node, modules := testenv.RequireBrowser(t, repoRoot())
 	ts := newTeamSetup(t)
 	base, code := ts.serveNATS()
 	shot := filepath.Join(os.Getenv("SANDBOX_SHOT_DIR"), "team.png")

@@ -23,7 +23,12 @@ func (s *Server) assets() http.Handler {
 // handleIndex serves the page. It sets no cookie: the page signs in with
 // the one-time code in its address's fragment (see sessions).
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
-	page, err := web.ReadFile("web/index.html")
+	servePage(w, "web/index.html")
+}
+
+// servePage serves one of the embedded pages, never cached.
+func servePage(w http.ResponseWriter, name string) {
+	page, err := web.ReadFile(name)
 	if err != nil {
 		fail(w, err)
 		return

@@ -100,18 +100,7 @@ func TestDashboardInboxInABrowser(t *testing.T) {
 // browserDeps is node and the playwright-core modules, or a skip.
 func browserDeps(t *testing.T) (node, modules string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("browser test: not in -short mode")
-	}
-	node = testenv.RequireCommand(t, "node")
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		testenv.Skip(t, "Debian's chromium is not installed (apt-get install chromium)")
-	}
-	modules = filepath.Join(repoRoot(t), "hack", "clients", "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, "playwright-core")); err != nil {
-		testenv.Skip(t, "playwright-core is not installed (npm ci --prefix hack/clients)")
-	}
-	return node, modules
+	return testenv.RequireBrowser(t, repoRoot(t))
 }
 
 // acceptedFolder makes dir a folder whose default policy is accepted.

@@ -107,14 +107,7 @@ func (s *Server) followTeam(ctx context.Context) {
 }
 
 func (s *Server) handleTeamIndex(w http.ResponseWriter, r *http.Request) {
-	page, err := web.ReadFile("web/team.html")
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(page)
+	servePage(w, "web/team.html")
 }
 
 func (s *Server) handleTeam(w http.ResponseWriter, r *http.Request) {

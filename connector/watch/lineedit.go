@@ -16,13 +16,14 @@ var errCancelled = errors.New("cancelled")
 // clear, Enter to accept, Esc to cancel. Requests arriving meanwhile are
 // announced and the prompt is printed again.
 func (s *watchSession) readLine(ctx context.Context, prompt, initial string) (string, error) {
-	return editLine(s.out, s.plain, prompt, initial, func() (inputEvent, error) { return s.waitEvent(ctx, nil) }, s.setRedraw)
+	return s.editLine(prompt, initial, func() (inputEvent, error) { return s.waitEvent(ctx, nil) })
 }
 
 // editLine is readLine over any session: wait returns the next input
-// event, setRedraw sets what reprints the prompt after an announcement.
-func editLine(out *termWriter, plain bool, prompt, initial string, wait func() (inputEvent, error), setRedraw func(func())) (string, error) {
-	if plain {
+// event (announcing what arrives meanwhile).
+func (t *terminal) editLine(prompt, initial string, wait func() (inputEvent, error)) (string, error) {
+	out := t.out
+	if t.plain {
 		out.printf("%s\n", prompt)
 		ev, err := wait()
 		if err != nil {
@@ -31,8 +32,8 @@ func editLine(out *termWriter, plain bool, prompt, initial string, wait func() (
 		return ev.line, nil
 	}
 	buf := []rune(initial)
-	setRedraw(func() { out.printf("%s%s", prompt, string(buf)) })
-	defer setRedraw(nil)
+	t.setRedraw(func() { out.printf("%s%s", prompt, string(buf)) })
+	defer t.setRedraw(nil)
 	out.printf("%s%s", prompt, string(buf))
 	for {
 		ev, err := wait()

@@ -45,19 +45,6 @@ func (s *watchSession) run(ctx context.Context) error {
 	}
 }
 
-// command reads a decision out of an input event: the key, or in plain
-// mode the first character of the line and the rest as its argument.
-func (s *watchSession) command(ev inputEvent) (key rune, arg string) {
-	if !ev.isLine {
-		return ev.key, ""
-	}
-	line := strings.TrimSpace(ev.line)
-	if line == "" {
-		return 0, ""
-	}
-	return rune(line[0]), strings.TrimSpace(line[1:])
-}
-
 // idle waits for requests; it returns when one arrives.
 func (s *watchSession) idle(ctx context.Context) (quit bool, err error) {
 	prompt := func() {
@@ -233,38 +220,6 @@ func (s *watchSession) confirmKey(ctx context.Context, question string, stop fun
 		s.out.printf("%c\n", key)
 	}
 	return key == 'y' || key == 'Y', nil
-}
-
-// pageSize is the room one page of a request has: the terminal's height
-// less the prompt and the marker, everything in plain mode (a script
-// reads it all).
-func (s *watchSession) pageSize() page {
-	if s.plain || s.fd < 0 {
-		return page{}
-	}
-	rows, cols := termSize(s.fd)
-	if rows <= 0 {
-		return page{rows: defaultPage}
-	}
-	return page{rows: max(rows-4, 10), cols: cols}
-}
-
-// typeAheadFrom drops the keys typed before now: they were typed before
-// what is on the screen now was shown.
-func (s *watchSession) typeAheadFrom() {
-	if s.fd >= 0 {
-		flushInput(s.fd)
-	}
-	s.shownAt = time.Now()
-}
-
-// eol ends a prompt: a newline in plain mode (scripts read lines), a
-// space on a terminal (the key is echoed after it).
-func (s *watchSession) eol() string {
-	if s.plain {
-		return "\n"
-	}
-	return ""
 }
 
 // show prints the request (with its group header when the folder or

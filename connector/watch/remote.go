@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -32,21 +31,16 @@ const remoteKeys = "[a] approve  [d] deny  [s] skip  [q] quit"
 
 // remoteSession is the state of one `sandbox watch --nats`.
 type remoteSession struct {
+	terminal
 	cfg       RemoteConfig
-	out       *termWriter
-	in        <-chan inputEvent
-	plain     bool
-	fd        int
 	pending   []remote.Request
 	known     map[string]bool
 	skipped   map[string]bool
 	decided   map[string]bool // decided here: not shown again while its outcome travels
 	status    string          // the connection state last printed
-	shownAt   time.Time
 	changes   <-chan struct{}
 	later     chan func()  // outcomes of decisions no longer waited for
 	pushback  []inputEvent // input read while a decision travelled, for what comes next
-	redraw    func()
 	lastGroup string
 }
 
@@ -56,9 +50,9 @@ type remoteSession struct {
 // it was on the screen), and sends the human's signed decisions; an
 // approval's output is shown live as its machine runs it.
 func RunRemote(ctx context.Context, cfg RemoteConfig) error {
-	s := &remoteSession{cfg: cfg, out: &termWriter{w: cfg.Out}, fd: -1, plain: cfg.Plain,
+	s := &remoteSession{cfg: cfg, terminal: terminal{out: &termWriter{w: cfg.Out}, fd: -1, plain: cfg.Plain},
 		known: map[string]bool{}, skipped: map[string]bool{}, decided: map[string]bool{}, changes: cfg.Source.Changes(), later: make(chan func(), 16)}
-	restore := s.startInput(cfg.In)
+	restore := s.startInput(cfg.In, slog.Default())
 	defer restore()
 	s.out.printf("sandbox watch: team mode, %s (signing as %s)\n", display.EscapeLine(cfg.Where), cfg.As)
 	if !s.plain {
@@ -81,30 +75,6 @@ func RunRemote(ctx context.Context, cfg RemoteConfig) error {
 		}
 	}
 	return nil
-}
-
-func (s *remoteSession) startInput(in io.Reader) (restore func()) {
-	if f, ok := in.(*os.File); !s.plain && ok && IsTerminal(int(f.Fd())) {
-		if r, err := rawMode(int(f.Fd())); err == nil {
-			s.fd = int(f.Fd())
-			s.in = startInput(in, true)
-			return r
-		} else {
-			slog.Default().Warn("single-key input unavailable; type whole lines", "err", err)
-		}
-	}
-	s.plain = true
-	s.in = startInput(in, false)
-	return func() {}
-}
-
-func (s *remoteSession) setRedraw(f func()) { s.redraw = f }
-
-func (s *remoteSession) eol() string {
-	if s.plain {
-		return "\n"
-	}
-	return ""
 }
 
 // refresh takes the board's pending requests, announces the new ones and
@@ -205,17 +175,6 @@ func (s *remoteSession) waitEvent(ctx context.Context, stop func() bool) (inputE
 	}
 }
 
-func (s *remoteSession) command(ev inputEvent) (rune, string) {
-	if !ev.isLine {
-		return ev.key, ""
-	}
-	line := strings.TrimSpace(ev.line)
-	if line == "" {
-		return 0, ""
-	}
-	return rune(line[0]), strings.TrimSpace(line[1:])
-}
-
 func (s *remoteSession) idle(ctx context.Context) (bool, error) {
 	prompt := func() {
 		n := 0
@@ -265,10 +224,7 @@ func (s *remoteSession) show(r remote.Request) *pager {
 	s.out.printf("\n")
 	pg := &pager{lines: renderRemote(r, time.Now())}
 	pg.next(s.out, s.pageSize())
-	s.shownAt = time.Now()
-	if s.fd >= 0 {
-		flushInput(s.fd)
-	}
+	s.typeAheadFrom()
 	return pg
 }
 
@@ -291,17 +247,6 @@ func renderRemote(r remote.Request, now time.Time) []string {
 		b.WriteString("\n[cut: approve it on its machine, where it is shown whole]")
 	}
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-}
-
-func (s *remoteSession) pageSize() page {
-	if s.plain || s.fd < 0 {
-		return page{}
-	}
-	rows, cols := termSize(s.fd)
-	if rows <= 0 {
-		return page{rows: defaultPage}
-	}
-	return page{rows: max(rows-4, 10), cols: cols}
 }
 
 func (s *remoteSession) ask(ctx context.Context, r remote.Request) (bool, error) {
@@ -337,7 +282,7 @@ func (s *remoteSession) ask(ctx context.Context, r remote.Request) (bool, error)
 			}
 			if !pg.done() {
 				pg.next(s.out, room)
-				s.shownAt = time.Now()
+				s.typeAheadFrom()
 			}
 		case 'a':
 			switch {
@@ -352,8 +297,8 @@ func (s *remoteSession) ask(ctx context.Context, r remote.Request) (bool, error)
 			reason := arg
 			if !s.plain {
 				var err error
-				reason, err = editLine(s.out, false, "reason for the model (optional, Enter to send, Esc to cancel): ", "",
-					func() (inputEvent, error) { return s.waitEvent(ctx, nil) }, s.setRedraw)
+				reason, err = s.editLine("reason for the model (optional, Enter to send, Esc to cancel): ", "",
+					func() (inputEvent, error) { return s.waitEvent(ctx, nil) })
 				if errors.Is(err, errCancelled) {
 					s.out.printf("cancelled; %s is still pending\n", r.ID)
 					break

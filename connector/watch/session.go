@@ -44,10 +44,7 @@ func (it pendingItem) group() string {
 // watchSession is the state of one `sandbox watch`: the requests pending
 // in every folder, grouped by folder and session, and the human's input.
 type watchSession struct {
-	out     *termWriter
-	in      <-chan inputEvent
-	plain   bool
-	fd      int // the terminal in raw mode, or -1
+	terminal
 	folders []*watchFolder
 	changed chan struct{}
 	log     *slog.Logger
@@ -64,13 +61,9 @@ type watchSession struct {
 	skipped   map[string]bool
 	autoTried map[string]bool // ids whose remembered decisions were looked up
 	problems  map[string]bool // quarantine reports already shown
-	shownAt   time.Time       // keys typed before this are type-ahead
-	redraw    func()          // reprints the current prompt after a notice
 	arrived   int             // requests that arrived while the current one was on screen
 	lastGroup string
 }
-
-func (s *watchSession) setRedraw(f func()) { s.redraw = f }
 
 // follow fans a folder's change channel into s.changed.
 func (s *watchSession) follow(ch <-chan struct{}) {

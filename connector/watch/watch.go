@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/sandbox-dev/sandbox/audit"
 	"github.com/sandbox-dev/sandbox/connector/approver"
@@ -70,7 +69,7 @@ func Run(ctx context.Context, cfg Config) error {
 	logger, closeLog := newWatchLogger(screen)
 	defer closeLog()
 	s := &watchSession{
-		out: screen, fd: -1, log: logger, plain: cfg.Plain, openEnv: cfg.Open, notify: cfg.Notify,
+		terminal: terminal{out: screen, fd: -1, plain: cfg.Plain}, log: logger, openEnv: cfg.Open, notify: cfg.Notify,
 		known: map[string]bool{}, skipped: map[string]bool{}, autoTried: map[string]bool{}, problems: map[string]bool{},
 		changed: make(chan struct{}, 1),
 	}
@@ -103,24 +102,6 @@ func Run(ctx context.Context, cfg Config) error {
 	s.showInterrupted()
 	s.checkPolicy()
 	return s.run(ctx)
-}
-
-// startInput reads single keys when in is a terminal (and not plain),
-// whole lines otherwise. The returned function restores the terminal.
-func (s *watchSession) startInput(in io.Reader, logger *slog.Logger) (restore func()) {
-	f, ok := in.(*os.File)
-	if !s.plain && ok && IsTerminal(int(f.Fd())) {
-		if r, err := rawMode(int(f.Fd())); err == nil {
-			s.fd = int(f.Fd())
-			s.in = startInput(in, true)
-			return r
-		} else {
-			logger.Warn("single-key input unavailable; type whole lines", "err", err)
-		}
-	}
-	s.plain = true
-	s.in = startInput(in, false)
-	return func() {}
 }
 
 func (s *watchSession) banner() {

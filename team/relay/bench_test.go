@@ -15,19 +15,6 @@ import (
 	"github.com/sandbox-dev/sandbox/team/natsconn"
 )
 
-// runRelay serves m until the benchmark ends.
-func runRelay(b testing.TB, m *machine, url string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		m.relay.Run(ctx, func(ctx context.Context) (*natsconn.Conn, error) {
-			return natsconn.Connect(ctx, natsconn.Options{URL: url})
-		}, 1)
-	}()
-	b.Cleanup(func() { cancel(); <-done })
-}
-
 func median(d []time.Duration) float64 {
 	slices.Sort(d)
 	return float64(d[len(d)/2].Microseconds()) / 1000
@@ -41,7 +28,7 @@ func BenchmarkTeamRemoteApproval(b *testing.B) {
 	s := startServer(b)
 	alice := key(1)
 	m := newMachine(b, "ws-a", "payments", "approvers:\n"+trust("alice", alice))
-	runRelay(b, m, s.ClientURL())
+	m.run(b, s.ClientURL())
 	c, err := natsconn.Connect(context.Background(), natsconn.Options{URL: s.ClientURL()})
 	if err != nil {
 		b.Fatal(err)
@@ -95,7 +82,7 @@ func BenchmarkTeamThroughput(b *testing.B) {
 	var ms []*machine
 	for i := range machines {
 		m := newMachine(b, fmt.Sprintf("ws-%d", i), "proj", pol)
-		runRelay(b, m, s.ClientURL())
+		m.run(b, s.ClientURL())
 		ms = append(ms, m)
 	}
 	for range b.N {

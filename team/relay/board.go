@@ -114,24 +114,13 @@ func (b *Board) log() *slog.Logger {
 // pause) whenever the connection fails.
 func (b *Board) Run(ctx context.Context) error {
 	b.init()
-	pause := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := b.session(ctx)
-		if ctx.Err() != nil {
-			break
-		}
+	return reconnect(ctx, b.session, func(err error, retry time.Duration) {
 		b.mu.Lock()
 		b.c, b.err = nil, err
 		b.mu.Unlock()
 		b.signal()
-		b.log().Warn("NATS unavailable; connecting again", "err", err, "retry", pause)
-		select {
-		case <-ctx.Done():
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 10*time.Second)
-	}
-	return ctx.Err()
+		b.log().Warn("NATS unavailable; connecting again", "err", err, "retry", retry)
+	})
 }
 
 func (b *Board) session(ctx context.Context) error {

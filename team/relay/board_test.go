@@ -16,7 +16,7 @@ import (
 )
 
 // run runs the relay's loop until the test ends or stop is called.
-func (m *machine) run(t *testing.T, url string) (stop func()) {
+func (m *machine) run(t testing.TB, url string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -138,11 +138,8 @@ type OutputFollower struct {
 	sub  *natsconn.Sub
 	next int
 	// Lost is set when a message was missed (a gap in the numbering).
-	Lost bool
-	// Cut is set when the relay stopped sending (over its limit).
-	Cut   bool
+	Lost  bool
 	ended bool
-	Bytes int
 }
 
 // FollowOutput subscribes to r's live output; call it before deciding.
@@ -165,15 +162,9 @@ func (o *OutputFollower) take(m *natsconn.Msg, fn func(stream string, p []byte))
 	}
 	o.next = seq + 1
 	if s := m.Header.Get(hdrStream); (s == "stdout" || s == "stderr") && len(m.Data) > 0 && fn != nil {
-		o.Bytes += len(m.Data)
 		fn(s, m.Data)
 	}
-	switch m.Header.Get(hdrEnd) {
-	case "1":
-		o.ended = true
-	case "cut":
-		o.ended, o.Cut = true, true
-	}
+	o.ended = m.Header.Get(hdrEnd) != "" // "1", or "cut" past the relay's limit
 }
 
 // drain hands what has arrived to fn, waiting up to wait for the end

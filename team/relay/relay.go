@@ -147,13 +147,22 @@ func (r *Relay) Step(ctx context.Context, c *natsconn.Conn, wait time.Duration) 
 // (with a growing pause) whenever the connection fails. Local approval
 // never depends on it.
 func (r *Relay) Run(ctx context.Context, dial func(context.Context) (*natsconn.Conn, error), replicas int) error {
+	return reconnect(ctx, func(ctx context.Context) error { return r.session(ctx, dial, replicas) }, func(err error, retry time.Duration) {
+		r.log().Warn("relay: NATS unavailable; local approval goes on", "err", err, "retry", retry)
+	})
+}
+
+// reconnect runs session until ctx ends, and again after each failure
+// (failed is told first) with a pause growing from 100 ms to 10 s: the
+// relay's and the remote approvers' connections.
+func reconnect(ctx context.Context, session func(context.Context) error, failed func(err error, retry time.Duration)) error {
 	pause := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := r.session(ctx, dial, replicas)
+		err := session(ctx)
 		if ctx.Err() != nil {
 			break
 		}
-		r.log().Warn("relay: NATS unavailable; local approval goes on", "err", err, "retry", pause)
+		failed(err, pause)
 		select {
 		case <-ctx.Done():
 		case <-time.After(pause):
