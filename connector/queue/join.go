@@ -25,6 +25,11 @@ const busLockWait = 10 * time.Second
 // join-or-create and limit check, a waiter's withdrawal, expiry. It is
 // never held across a human decision or an execution. It gives up when
 // ctx ends, or after busLockWait if ctx has no deadline.
+//
+// It waits in the kernel's queue of the lock (a blocking flock or
+// LockFileEx), not by retrying: a poller sleeping between tries loses to
+// every process that asks while it sleeps, and under twenty writers one
+// starved past its deadline.
 func (q *Queue) lockBus(ctx context.Context) (unlockFn func(), err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -35,29 +40,41 @@ func (q *Queue) lockBus(ctx context.Context) (unlockFn func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("bus lock: %w", err)
 	}
-	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 20*time.Millisecond) {
-		ok, err := tryLock(f)
-		if ok {
-			return func() { unlock(f); f.Close() }, nil
-		}
-		if err == nil {
-			err = sleep(ctx, wait)
-		}
+	if ok, err := tryLock(f); ok || err != nil { // the common case costs no goroutine
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("bus lock: %w", err)
 		}
+		return func() { unlock(f); f.Close() }, nil
 	}
+	if err := lockWait(ctx, f); err != nil {
+		return nil, fmt.Errorf("bus lock: %w", err)
+	}
+	return func() { unlock(f); f.Close() }, nil
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// lockWait takes an exclusive lock on f, waiting in the kernel until it
+// is free or ctx ends. On success the caller owns f and the lock. On
+// failure f is no longer the caller's: a wait the kernel cannot be told to
+// abandon goes on in the background and lets go of the lock and the file
+// as soon as it gets them.
+func lockWait(ctx context.Context, f *os.File) error {
+	got := make(chan error, 1)
+	go func() { got <- lockBlocking(f) }()
 	select {
+	case err := <-got:
+		if err != nil {
+			f.Close()
+		}
+		return err
 	case <-ctx.Done():
+		go func() {
+			if <-got == nil {
+				unlock(f)
+			}
+			f.Close()
+		}()
 		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

@@ -201,4 +201,42 @@ func TestHeldBusLockDoesNotHang(t *testing.T) {
 	if n := names(t, q.f.Tmp()); len(n) != 0 {
 		t.Fatalf("tmp/ = %v", n)
 	}
+	// The abandoned wait lets go of the lock as soon as it gets it: once
+	// the holder lets go, the bus works again.
+	unlock(f)
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := q.Submit(ctx, shellReq("echo", "s")); err != nil {
+		t.Fatalf("submit after release: %v", err)
+	}
+}
+
+// Processes asking for the bus lock while it is held wait in the
+// kernel's queue and all get it, however short their deadline compared
+// with the time it is held in total.
+func TestBusLockWaitersAllGetIt(t *testing.T) {
+	q := testQueue(t)
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, n*20)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				unlockBus, err := q.lockBus(context.Background())
+				if err != nil {
+					errs <- err
+					return
+				}
+				time.Sleep(100 * time.Microsecond)
+				unlockBus()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -19,6 +19,9 @@ func tryLock(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
+// lockBlocking takes an exclusive flock on f, waiting for it.
+func lockBlocking(f *os.File) error { return flock(f, syscall.LOCK_EX) }
+
 func unlock(f *os.File) error { return flock(f, syscall.LOCK_UN) }
 
 func flock(f *os.File, how int) error {

@@ -24,6 +24,12 @@ func tryLock(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
+// lockBlocking takes an exclusive LockFileEx lock on f, waiting for it
+// (the handle is synchronous, so the call returns once it holds it).
+func lockBlocking(f *os.File) error {
+	return lockFile(f, windows.LOCKFILE_EXCLUSIVE_LOCK)
+}
+
 func lockFile(f *os.File, flags uint32) error {
 	ol := windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, &ol)
