@@ -11,3 +11,5 @@ import (
 func tryLock(*os.File, bool) (bool, error) { return false, errors.ErrUnsupported }
 
 func unlock(*os.File) error { return errors.ErrUnsupported }
+
+func lockBlocking(*os.File, bool) error { return errors.ErrUnsupported }

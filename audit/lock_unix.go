@@ -23,4 +23,17 @@ func tryLock(f *os.File, exclusive bool) (bool, error) {
 	return err == nil, err
 }
 
+// lockBlocking takes flock(2) on f, waiting for it.
+func lockBlocking(f *os.File, exclusive bool) error {
+	how := unix.LOCK_SH
+	if exclusive {
+		how = unix.LOCK_EX
+	}
+	for {
+		if err := unix.Flock(int(f.Fd()), how); !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
 func unlock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }

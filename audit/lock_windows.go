@@ -24,6 +24,16 @@ func tryLock(f *os.File, exclusive bool) (bool, error) {
 	return err == nil, err
 }
 
+// lockBlocking takes LockFileEx on the first byte of f, waiting for it
+// (the handle is synchronous, so the call returns once it holds it).
+func lockBlocking(f *os.File, exclusive bool) error {
+	var flags uint32
+	if exclusive {
+		flags = windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
+	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, new(windows.Overlapped))
+}
+
 func unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }

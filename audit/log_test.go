@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestAppendVerifyRead(t *testing.T) {
@@ -193,6 +194,38 @@ func TestClosed(t *testing.T) {
 	l.Close()
 	if _, err := l.Append(testEntry(1)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A held lock times an append out without hanging it; the wait the kernel
+// keeps lets go once it gets the lock, and the same Log appends again.
+func TestLockTimeoutLeavesTheLogUsable(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	l := e.open(t, func(o *options) { o.lockTimeout = 100 * time.Millisecond })
+	defer l.Close()
+	if _, err := l.Append(testEntry(1)); err != nil {
+		t.Fatal(err)
+	}
+	held, err := openLock(filepath.Join(e.dir(), lockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.close()
+	if err := held.acquire(true, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(testEntry(2)); !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("append with the lock held: %v", err)
+	}
+	held.release()
+	for i := 3; i <= 5; i++ {
+		if _, err := l.Append(testEntry(i)); err != nil {
+			t.Fatalf("append %d after release: %v", i, err)
+		}
+	}
+	if rep, err := Verify(e.f, e.st); err != nil || !rep.OK || rep.Records != 4 {
+		t.Fatalf("verify: %+v, %v", rep, err)
 	}
 }
 

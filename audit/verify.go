@@ -56,8 +56,7 @@ func Verify(f folder.Folder, st *userstate.State) (*Report, error) {
 // anchored head and no append is half-done. An anchor that cannot be
 // trusted is returned as anchorErr: a finding, not a failure to verify.
 func snapshot(dir string, anchors *anchorStore) (files []logFile, a *point, anchorErr, err error) {
-	if lk, lerr := openRegular(filepath.Join(dir, lockFile), os.O_RDONLY, 0); lerr == nil {
-		l := &fileLock{f: lk}
+	if l, lerr := openLockFlag(filepath.Join(dir, lockFile), os.O_RDONLY); lerr == nil {
 		defer l.close()
 		if err := l.acquire(false, defaultOptions().lockTimeout); err != nil {
 			return nil, nil, nil, err
