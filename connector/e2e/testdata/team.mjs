@@ -5,33 +5,20 @@
 // the approver.
 //
 // usage: node team.mjs URL SCREENSHOT.png   (NODE_PATH: hack/clients/node_modules)
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-const require = createRequire(import.meta.url);
-const { chromium } = require('playwright-core');
+import { step, fail, withPage } from '../../testenv/browser.mjs';
 
 const [url, shot] = process.argv.slice(2);
-const step = (s) => console.log(s);
-const fail = (msg) => { throw new Error(msg); };
 
-const profile = mkdtempSync(join(tmpdir(), 'sandbox-chromium-'));
-const ctx = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1360, height: 860 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-default-apps', '--disable-extensions'],
-});
-try {
-  const page = ctx.pages()[0] || await ctx.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
-  await page.goto(url, { waitUntil: 'load', timeout: 30000 });
-  await page.waitForSelector('#conn.live', { timeout: 30000 });
+await withPage(url, async (page, ctx) => {
+  // The code was spent: a second page opened with it is signed out, and
+  // says so where requests would be listed.
+  const other = await ctx.newPage();
+  await other.goto(url, { waitUntil: 'load', timeout: 30000 });
+  await other.waitForSelector('#banner:not(.hidden)', { timeout: 30000 });
+  const notAuth = 'Not authorised: open the URL that `sandbox serve --nats` printed';
+  if (!(await other.textContent('#banner')).includes(notAuth)) fail('a spent code signed a page in: ' + await other.textContent('#banner'));
+  if (!(await other.textContent('#pending-empty')).includes(notAuth)) fail('signed-out list: ' + await other.textContent('#pending-empty'));
+  await other.close();
   step('READY');
 
   // The Go test raises a request on machine ws-a.
@@ -53,9 +40,5 @@ try {
   step('APPROVED');
 
   await page.waitForFunction(() => document.querySelectorAll('#groups .item').length === 0, null, { timeout: 30000 });
-  if (problems.length) fail(problems.join('\n'));
-  step('DONE');
-} finally {
-  await ctx.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+});
+step('DONE');

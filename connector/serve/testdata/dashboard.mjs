@@ -5,33 +5,11 @@
 // waits for its output and saves a screenshot.
 //
 // usage: node dashboard.mjs URL SCREENSHOT.png   (NODE_PATH: hack/clients/node_modules)
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-const require = createRequire(import.meta.url);
-const { chromium } = require('playwright-core');
+import { step, fail, withPage } from '../../testenv/browser.mjs';
 
 const [url, shot] = process.argv.slice(2);
-const step = (s) => console.log(s);
-const fail = (msg) => { throw new Error(msg); };
 
-const profile = mkdtempSync(join(tmpdir(), 'sandbox-chromium-'));
-const ctx = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1360, height: 860 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-default-apps', '--disable-extensions'],
-});
-try {
-  const page = ctx.pages()[0] || await ctx.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
-  await page.goto(url, { waitUntil: 'load', timeout: 30000 });
-  await page.waitForSelector('#conn.live', { timeout: 30000 });
+await withPage(url, async (page, ctx) => {
   const here = new URL(page.url());
   if (here.search !== '' || here.hash !== '') fail('the sign-in code stayed in the address bar: ' + page.url());
   if ((await ctx.cookies()).length !== 0) fail('a cookie was set: ' + JSON.stringify(await ctx.cookies()));
@@ -232,9 +210,5 @@ try {
   }
   await page.screenshot({ path: shot.replace(/\.png$/, '-phone.png'), fullPage: false });
   step('PHONE');
-  if (problems.length) fail(problems.join('\n'));
-} finally {
-  await ctx.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+});
 step('DONE');

@@ -5,33 +5,11 @@
 // agents", key b).
 //
 // usage: node inbox.mjs URL SCREENSHOT.png   (NODE_PATH: hack/clients/node_modules)
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-const require = createRequire(import.meta.url);
-const { chromium } = require('playwright-core');
+import { step, fail, withPage } from '../../testenv/browser.mjs';
 
 const [url, shot] = process.argv.slice(2);
-const step = (s) => console.log(s);
-const fail = (msg) => { throw new Error(msg); };
 
-const profile = mkdtempSync(join(tmpdir(), 'sandbox-chromium-'));
-const ctx = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1360, height: 860 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-default-apps', '--disable-extensions'],
-});
-try {
-  const page = ctx.pages()[0] || await ctx.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
-  await page.goto(url, { waitUntil: 'load', timeout: 30000 });
-  await page.waitForSelector('#conn.live', { timeout: 30000 });
+await withPage(url, async (page) => {
   await page.waitForSelector('#agents-box:not(.hidden)', { timeout: 30000 });
   step('READY');
 
@@ -61,9 +39,5 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('#pending-list .item').length === 1, null, { timeout: 30000 });
   await page.waitForFunction(() => /bob\s*running/.test(document.querySelector('#agents-list').textContent), null, { timeout: 30000 });
   step('BATCHED');
-  if (problems.length) fail(problems.join('\n'));
-} finally {
-  await ctx.close();
-  rmSync(profile, { recursive: true, force: true });
-}
+});
 step('DONE');

@@ -4,16 +4,7 @@
 'use strict';
 
 (function () {
-  // Sign-in: the address `sandbox serve` printed carries a one-time code
-  // in its fragment (#code=...), which the browser never sends anywhere.
-  // The page trades it once (POST /api/session) for a bearer token that
-  // lives in this variable only: no cookie (a cookie of 127.0.0.1 would
-  // reach every local server the browser visits), no storage.
-  let token = null;
-  const code = new URLSearchParams(location.hash.slice(1)).get('code');
-  if (location.hash || location.search) history.replaceState(null, '', location.pathname);
-
-  const $ = (id) => document.getElementById(id);
+  const { $, el, ago, banner, toast, api } = page; // common.js
   const MAX_DONE = 50, MAX_AUDIT = 300, MAX_OUTPUT = 512 * 1024;
 
   const state = {
@@ -32,23 +23,6 @@
     batches: new Map(),   // request id -> batch (the same request in several agents)
   };
 
-  // el builds an element whose text is set with textContent only.
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  function ago(iso) {
-    if (!iso) return '';
-    const s = Math.max(0, Math.round((Date.now() - new Date(iso).getTime()) / 1000));
-    if (s < 60) return s + 's ago';
-    if (s < 3600) return Math.floor(s / 60) + 'm ago';
-    if (s < 86400) return Math.floor(s / 3600) + 'h ago';
-    return new Date(iso).toLocaleString();
-  }
-
   function folderName(key) {
     const f = state.folders.get(key);
     if (!f) return key || '';
@@ -56,37 +30,7 @@
     return parts.length ? parts[parts.length - 1] : f.root;
   }
 
-  // ---- API -------------------------------------------------------------
-
-  async function signIn() {
-    if (!code) throw new Error('signed out');
-    const r = await fetch('/api/session', {
-      method: 'POST', credentials: 'omit', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ code }),
-    });
-    const data = await r.json().catch(() => null);
-    if (!r.ok || !data || !data.token) throw new Error((data && data.error) || ('HTTP ' + r.status));
-    token = data.token;
-  }
-
-  async function api(path, opts) {
-    const init = Object.assign({ credentials: 'omit', headers: {} }, opts || {});
-    init.headers.Authorization = 'Bearer ' + token;
-    if (init.body !== undefined) {
-      init.headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(init.body);
-    }
-    const r = await fetch(path, init);
-    let data = null;
-    try { data = await r.json(); } catch (e) { data = null; }
-    if (r.status === 401) signedOut();
-    if (!r.ok) {
-      const err = new Error((data && data.error) || ('HTTP ' + r.status));
-      err.status = r.status; err.data = data;
-      throw err;
-    }
-    return data;
-  }
+  // ---- sign-in ---------------------------------------------------------
 
   // NOT_AUTHORISED is what the page says wherever it would list or show
   // requests while it is not signed in: "Nothing waiting" there would be
@@ -107,21 +51,6 @@
     document.body.dataset.auth = 'no';
     renderRequests();
     $('count-pending').textContent = '–';
-  }
-
-  function banner(text) {
-    const b = $('banner');
-    b.textContent = text;
-    b.classList.toggle('hidden', !text);
-  }
-
-  let toastTimer = null;
-  function toast(text) {
-    const t = $('toast');
-    t.textContent = text;
-    t.classList.remove('hidden');
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => t.classList.add('hidden'), 5000);
   }
 
   async function loadAll() {
@@ -211,20 +140,6 @@
   }
 
   // ---- live events -----------------------------------------------------
-
-  let retry = 1000;
-  function connect() {
-    const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
-    const ws = new WebSocket(proto + location.host + '/api/events', ['sandbox.v1', 'sandbox.token.' + token]);
-    setConn('connecting…', '');
-    ws.onopen = () => { retry = 1000; setConn('live', 'live'); loadAll().catch((e) => toast(e.message)); };
-    ws.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (e) { console.error(e); } };
-    ws.onclose = () => {
-      setConn('reconnecting…', 'down');
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 10000);
-    };
-  }
 
   function setConn(text, cls) {
     const c = $('conn');
@@ -1053,5 +968,9 @@
   }
 
   setInterval(() => { if (!document.hidden) renderRequests(); }, 15000);
-  signIn().then(connect, () => { setConn('signed out', 'down'); signedOut(); });
+  page.signIn(signedOut).then(() => page.connect({
+    state: setConn,
+    open: () => loadAll().catch((e) => toast(e.message)),
+    event: onEvent,
+  }), () => { setConn('signed out', 'down'); signedOut(); });
 })();

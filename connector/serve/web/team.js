@@ -7,11 +7,9 @@
 'use strict';
 
 (function () {
-  let token = null;
-  const code = new URLSearchParams(location.hash.slice(1)).get('code');
-  if (location.hash || location.search) history.replaceState(null, '', location.pathname);
-  const $ = (id) => document.getElementById(id);
+  const { $, el, ago, banner, toast, api } = page; // common.js
   const MAX_OUTPUT = 512 * 1024;
+  const NOT_AUTHORISED = 'Not authorised: open the URL that `sandbox serve --nats` printed.';
 
   const state = {
     requests: [],          // GET /api/team
@@ -21,63 +19,11 @@
     shown: new Map(),      // key -> the request as last shown (what an approval names)
   };
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  function ago(iso) {
-    const s = Math.max(0, Math.round((Date.now() - new Date(iso).getTime()) / 1000));
-    if (s < 60) return s + 's ago';
-    if (s < 3600) return Math.floor(s / 60) + 'm ago';
-    return new Date(iso).toLocaleString();
-  }
-
-  function banner(text) {
-    $('banner').textContent = text;
-    $('banner').classList.toggle('hidden', !text);
-  }
-
-  let toastTimer = null;
-  function toast(text) {
-    const t = $('toast');
-    t.textContent = text;
-    t.classList.remove('hidden');
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => t.classList.add('hidden'), 5000);
-  }
-
-  async function signIn() {
-    if (!code) throw new Error('Not authorised: open the URL that `sandbox serve --nats` printed.');
-    const r = await fetch('/api/session', {
-      method: 'POST', credentials: 'omit', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ code }),
-    });
-    const data = await r.json().catch(() => null);
-    if (!r.ok || !data || !data.token) throw new Error((data && data.error) || ('HTTP ' + r.status));
-    token = data.token;
-  }
-
-  async function api(path, body) {
-    const init = { credentials: 'omit', headers: { Authorization: 'Bearer ' + token } };
-    if (body !== undefined) {
-      init.method = 'POST';
-      init.headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    const r = await fetch(path, init);
-    const data = await r.json().catch(() => null);
-    if (!r.ok) throw new Error((data && data.error) || ('HTTP ' + r.status));
-    return data;
-  }
-
   async function load() {
     const v = await api('/api/team');
     $('who').textContent = v.where + ' · signing as ' + v.as;
-    $('conn').textContent = v.connected ? 'live' : (v.error ? 'NATS unavailable: ' + v.error : 'connecting…');
-    $('conn').className = 'conn' + (v.connected ? ' live' : '');
+    nats = { connected: v.connected, error: v.error };
+    showConn();
     state.requests = v.requests;
     if (!state.requests.some((r) => r.key === state.selected)) {
       if (!state.outcomes.has(state.selected)) state.selected = state.requests.length ? state.requests[0].key : null;
@@ -161,7 +107,7 @@
     if (!r) return;
     const path = '/api/team/' + r.key.split('/').map(encodeURIComponent).join('/') + '/' + (verdict === 'approved' ? 'approve' : 'deny');
     try {
-      await api(path, verdict === 'approved' ? { hash: r.hash } : { reason: reason || '' });
+      await api(path, { method: 'POST', body: verdict === 'approved' ? { hash: r.hash } : { reason: reason || '' } });
       state.outcomes.set(r.key, { cls: 'info', text: verdict + ': signed and sent; waiting for ' + r.host });
       r.deciding = true;
       render();
@@ -195,12 +141,36 @@
     }
   }
 
-  function connect() {
-    const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
-    const ws = new WebSocket(proto + location.host + '/api/events', ['sandbox.v1', 'sandbox.token.' + token]);
-    ws.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (e) { /* not ours */ } };
-    ws.onopen = () => load().catch((e) => banner(e.message));
-    ws.onclose = () => { $('conn').textContent = 'reconnecting…'; setTimeout(connect, 1000); };
+  // The indicator says the worse of the page's own connection (its live
+  // events) and the server's to NATS (as GET /api/team last said).
+  let events = { text: 'connecting…', cls: '' }, nats = null;
+
+  function setConn(text, cls) {
+    events = { text, cls };
+    showConn();
+  }
+
+  function showConn() {
+    let { text, cls } = events;
+    if (cls === 'live' && nats && !nats.connected) {
+      text = nats.error ? 'NATS unavailable: ' + nats.error : 'connecting to NATS…';
+      cls = 'down';
+    }
+    $('conn').textContent = text;
+    $('conn').className = 'conn ' + cls;
+  }
+
+  // signedOut says so wherever requests would be listed or shown:
+  // "Nothing waiting" there would be a lie when requests are pending.
+  function signedOut() {
+    state.requests = [];
+    state.selected = null;
+    render();
+    $('pending-empty').textContent = NOT_AUTHORISED;
+    $('detail-empty').textContent = NOT_AUTHORISED;
+    $('count-pending').textContent = '–';
+    banner(NOT_AUTHORISED + ' This page keeps its sign-in in memory only, so a reload or an address already used signs it out.');
+    setConn('signed out', 'down');
   }
 
   function move(d) {
@@ -228,5 +198,9 @@
     else if (e.key === 'd' && !$('actions').classList.contains('hidden')) { e.preventDefault(); $('btn-deny').click(); }
   });
 
-  signIn().then(connect).catch((e) => { banner(e.message); $('conn').textContent = 'signed out'; });
+  page.signIn(signedOut).then(() => page.connect({
+    state: setConn,
+    open: () => load().catch((e) => banner(e.message)),
+    event: onEvent,
+  }), signedOut);
 })();
