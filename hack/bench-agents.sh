@@ -42,25 +42,35 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "== agents: spawn to the agent's first instruction ($files files; $spawns spawns)"
 : >"$work/total" && : >"$work/wt" && : >"$work/run" && : >"$work/reported"
-for i in $(seq "$spawns"); do
-  # the parts alone: a worktree of the same repository, a sandbox run start
+# Each measured step starts from a settled disk (sync) and none follows
+# the removal of a worktree: a checkout right after 1,200 files were
+# deleted ran 100-300 ms slower here, whichever step came second. The
+# order of the plain checkout and the spawn alternates.
+plain() { # i: a worktree of the same repository, alone
+  sync
   t0=$(date +%s%N)
-  git -C "$work/repo" worktree add -q -b "plain-$i" "$work/plain-$i" HEAD
-  t1=$(date +%s%N)
-  ms "$t0" "$t1" >>"$work/wt"
-  git -C "$work/repo" worktree remove --force "$work/plain-$i"
+  git -C "$work/repo" worktree add -q -b "plain-$1" "$work/plain-$1" HEAD
+  ms "$t0" "$(date +%s%N)" >>"$work/wt"
+}
+run() { # a sandbox run start, alone
+  sync
   t0=$(date +%s%N)
   "$sb" run --quiet --dir "$work/repo" -- sh -c 'date +%s%N >.run-first' # /var/tmp is the jail's own
   ms "$t0" "$(cat "$work/repo/.run-first")" >>"$work/run"
   rm -f "$work/repo/.run-first"
-  # the whole: spawn until the agent's first instruction has run
+}
+spawn() { # i: the whole, until the agent's first instruction has run
+  sync
   t0=$(date +%s%N)
-  "$sb" agents spawn "s$i" --dir "$work/repo" -- sh -c 'date +%s%N >.first; exec sleep 600' >"$work/spawn.err" 2>&1
-  wt=$work/repo/.sandbox/worktrees/s$i
+  "$sb" agents spawn "s$1" --dir "$work/repo" -- sh -c 'date +%s%N >.first; exec sleep 600' >"$work/spawn.err" 2>&1
+  wt=$work/repo/.sandbox/worktrees/s$1
   for _ in $(seq 200); do [ -s "$wt/.first" ] && break; sleep 0.05; done
   ms "$t0" "$(cat "$wt/.first")" >>"$work/total"
   sed -n 's/.*times: \(.*\)/\1/p' "$work/spawn.err" >>"$work/reported"
-  "$sb" agents stop "s$i" --dir "$work/repo" >/dev/null
+  "$sb" agents stop "s$1" --dir "$work/repo" >/dev/null
+}
+for i in $(seq "$spawns"); do
+  if [ $((i % 2)) = 1 ]; then plain "$i"; run; spawn "$i"; else spawn "$i"; run; plain "$i"; fi
 done
 total=$(median <"$work/total")
 wt=$(median <"$work/wt")
