@@ -30,6 +30,20 @@ type approverEnv struct {
 	src *review.Source
 }
 
+// openDecision resolves the folder and the request id (a unique prefix,
+// or the only pending request) of `sandbox approve` and `deny`, and opens
+// the approver that decides it from the command line.
+func openDecision(dir *dirFlag, id *string, errw io.Writer) (*approverEnv, error) {
+	f, err := dir.resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	if *id, err = resolveID(f, *id); err != nil {
+		return nil, err
+	}
+	return openApprover(f, approver.SurfaceCLI, stderrLogger(errw))
+}
+
 // openApprover opens f's queue and audit log with the per-user state and
 // returns an approver deciding as the current user through surface.
 func openApprover(f folder.Folder, surface string, logger *slog.Logger) (*approverEnv, error) {

@@ -74,14 +74,7 @@ func runApprove(ctx context.Context, opts *approveOptions) error {
 	if opts.pattern != "" && !opts.always {
 		return usageErrorf("--pattern needs --always")
 	}
-	f, err := opts.dir.resolve(nil)
-	if err != nil {
-		return err
-	}
-	if opts.id, err = resolveID(f, opts.id); err != nil {
-		return err
-	}
-	env, err := openApprover(f, approver.SurfaceCLI, stderrLogger(opts.err))
+	env, err := openDecision(&opts.dir, &opts.id, opts.err)
 	if err != nil {
 		return err
 	}

@@ -46,14 +46,7 @@ func runDeny(ctx context.Context, opts *denyOptions) error {
 	if opts.nats.url != "" {
 		return decideNATS(ctx, &opts.nats, opts.id, team.Deny, opts.reason, "", opts.in, opts.out, opts.err)
 	}
-	f, err := opts.dir.resolve(nil)
-	if err != nil {
-		return err
-	}
-	if opts.id, err = resolveID(f, opts.id); err != nil {
-		return err
-	}
-	env, err := openApprover(f, approver.SurfaceCLI, stderrLogger(opts.err))
+	env, err := openDecision(&opts.dir, &opts.id, opts.err)
 	if err != nil {
 		return err
 	}
