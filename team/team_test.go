@@ -67,7 +67,7 @@ func key(seed byte) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(s)
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{root: t.TempDir(), all: key(1), pushOnly: key(2), ciOnly: key(3), stranger: key(4), now: time.Now()}
 	src := "version: 1\napprovers:\n" +
