@@ -227,7 +227,7 @@ func (b *Board) request(m *natsconn.Msg) {
 
 func (b *Board) result(m *natsconn.Msg) {
 	var res Result
-	if json.Unmarshal(m.Data, &res) != nil || !wellFormed(res.Org, res.Host, res.Project, res.ID) ||
+	if json.Unmarshal(m.Data, &res) != nil || res.Org != b.Org || !wellFormed(res.Org, res.Host, res.Project, res.ID) ||
 		m.Subject != resultSubject(res.Org, res.Host, res.Project, res.ID) {
 		return
 	}

@@ -180,3 +180,28 @@ func TestBoardShowsOnlyWellFormedRequests(t *testing.T) {
 		t.Error("an outcome published on another request's subject took it off the board")
 	}
 }
+
+// An outcome published on a request's result subject that names another
+// request is never shown as that request's outcome.
+func TestOutcomeNamingAnotherRequestIsRefused(t *testing.T) {
+	s := startServer(t)
+	c := dial(t, s.ClientURL())
+	if err := Setup(tctx(t), c, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := Request{V: 1, Org: "acme", Host: "ws-a", Project: "pay", ID: "01mine"}
+	data, _ := json.Marshal(Result{V: 1, Org: "acme", Host: "ws-a", Project: "pay", ID: "01other", Decision: "approved", Approver: "mallory"})
+	if _, err := c.PublishJS(tctx(t), resultSubject(r.Org, r.Host, r.Project, r.ID), nil, data); err != nil {
+		t.Fatal(err)
+	}
+	if res, ended, err := outcomeNow(tctx(t), c, r, ""); err == nil || !ended || res.Approver != "" {
+		t.Fatalf("outcome = %+v, ended %v, %v", res, ended, err)
+	}
+	data, _ = json.Marshal(Result{V: 1, Org: "acme", Host: "ws-a", Project: "pay", ID: "01mine", Decision: "approved", Approver: "bob"})
+	if _, err := c.PublishJS(tctx(t), resultSubject(r.Org, r.Host, r.Project, r.ID), nil, data); err != nil {
+		t.Fatal(err)
+	}
+	if res, ended, err := outcomeNow(tctx(t), c, r, ""); err != nil || !ended || res.Approver != "bob" {
+		t.Fatalf("outcome = %+v, ended %v, %v", res, ended, err)
+	}
+}

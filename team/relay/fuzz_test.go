@@ -23,6 +23,8 @@ func FuzzBoardMessages(f *testing.F) {
 	f.Add("sandbox.req.acme.ws-a.pay.01other", req, false)
 	f.Add(resultSubject("acme", "ws-a", "pay", "01good"), res, true)
 	f.Add(resultSubject("acme", "ws-a", "pay", "01other"), res, true)
+	other, _ := json.Marshal(Result{V: 1, Org: "other", Host: "ws-a", Project: "pay", ID: "01good"})
+	f.Add(resultSubject("other", "ws-a", "pay", "01good"), other, true) // another organisation's outcome
 	f.Add("sandbox.req.acme.ws-b/pay.01x", []byte(`{"v":1,"org":"acme","host":"ws-b/pay","project":"x","id":"01x"}`), false)
 	f.Add("sandbox.req.acme.ws-a.pay.x.01y", []byte(`{"v":1,"org":"acme","host":"ws-a","project":"pay.x","id":"01y"}`), false)
 	goodKey := boardKey(good.Host, good.Project, good.ID)

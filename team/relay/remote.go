@@ -194,6 +194,10 @@ func outcomeNow(ctx context.Context, c *natsconn.Conn, r Request, key string) (R
 		if err := json.Unmarshal(m.Data, &res); err != nil {
 			return res, true, err
 		}
+		if res.Org != r.Org || res.Host != r.Host || res.Project != r.Project || res.ID != r.ID {
+			// not what a relay publishes there: never shown as r's outcome
+			return Result{}, true, fmt.Errorf("%s: the outcome published for it names another request", r.ID)
+		}
 		return res, true, nil
 	}
 	if !errors.Is(err, natsconn.ErrNoMsg) && !errors.Is(err, natsconn.ErrNoStream) {
