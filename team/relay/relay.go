@@ -41,6 +41,38 @@ type Folder struct {
 	// ran were published (once per process).
 	open     map[string]bool
 	caughtUp bool
+
+	refusals refusalBudget // guarded by Relay.mu
+}
+
+// RefusalsPerMinute bounds the refused decisions a relay audits and
+// answers per folder and minute: anyone who may put in the decisions
+// bucket can send forged ones as fast as the network carries them, and
+// each must not cost the machine an audit record. Past it, refusals are
+// only counted, and the count is audited with the next refusal audited.
+const RefusalsPerMinute = 60
+
+// refusalBudget is one folder's count of refusals in the current minute.
+type refusalBudget struct {
+	start      time.Time
+	n          int
+	suppressed int
+}
+
+// take reports whether one more refusal may be audited at now, and how
+// many were suppressed since the last one audited (to audit with it);
+// refused, it says how many are suppressed so far.
+func (b *refusalBudget) take(now time.Time) (ok bool, suppressed int) {
+	if now.Sub(b.start) >= time.Minute || now.Before(b.start) {
+		b.start, b.n = now, 0
+	}
+	if b.n >= RefusalsPerMinute {
+		b.suppressed++
+		return false, b.suppressed
+	}
+	b.n++
+	suppressed, b.suppressed = b.suppressed, 0
+	return true, suppressed
 }
 
 // AuditReader is an incremental reader of a folder's audit records.
@@ -499,7 +531,19 @@ func (r *Relay) apply(ctx context.Context, c *natsconn.Conn, m *natsconn.Msg) er
 // refuse audits a decision that is not carried out, and tells its
 // approver why.
 func (r *Relay) refuse(ctx context.Context, c *natsconn.Conn, f *Folder, id, hash string, why error, d *team.Decision) {
+	r.mu.Lock()
+	ok, suppressed := f.refusals.take(r.now())
+	r.mu.Unlock()
+	if !ok {
+		if suppressed == 1 {
+			r.log().Warn("relay: too many refused decisions this minute: the rest are counted, not audited", "project", f.Project, "limit", RefusalsPerMinute)
+		}
+		return
+	}
 	detail := map[string]any{"why": why.Error(), "key": d.Key, "claimed_approver": d.Approver, "verdict": d.Verdict}
+	if suppressed > 0 {
+		detail["refused_before_not_audited"] = suppressed
+	}
 	if err := f.Approver.RecordRefusal(id, hash, "team.decision.refused", detail); err != nil {
 		r.log().Warn("relay: could not audit a refused decision", "id", id, "err", err)
 	}

@@ -424,3 +424,50 @@ func readAllLines(t *testing.T, m *machine, each func([]byte)) {
 func readAll(t *testing.T, m *machine, each func()) {
 	audit.Read(context.Background(), testenv.Folder(t, m.f.Root), m.st, 0, func(audit.Record) error { each(); return nil })
 }
+
+// A flood of forged decisions costs the machine at most RefusalsPerMinute
+// audit records a minute; the rest are counted, and the count is audited
+// with the next refusal audited.
+func TestRelayBoundsAuditedRefusals(t *testing.T) {
+	s := startServer(t)
+	alice, mallory := key(1), key(3)
+	a := newMachine(t, "ws-a", "payments", "approvers:\n"+trust("alice", alice))
+	now := time.Now()
+	a.relay.Now = func() time.Time { return now }
+	ca, cb := dial(t, s.ClientURL()), dial(t, s.ClientURL())
+	if err := Setup(tctx(t), ca, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.relay.Attach(tctx(t), ca); err != nil {
+		t.Fatal(err)
+	}
+	forge := func(n int) {
+		t.Helper()
+		for range n {
+			r := Request{V: 1, Org: "acme", Host: "ws-a", Project: "payments", ID: queue.NewID(), Hash: "h"}
+			if _, err := Decide(tctx(t), cb, mallory, r, team.Approve, "", "alice", time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range (n + 15) / 16 { // 16 decisions a step
+			if err := a.relay.Step(tctx(t), ca, 500*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	forge(RefusalsPerMinute + 30)
+	if n := len(auditEvents(t, a, "team.decision.refused")); n != RefusalsPerMinute {
+		t.Fatalf("%d refusals audited in a minute, want %d", n, RefusalsPerMinute)
+	}
+	now = now.Add(time.Minute)
+	forge(1)
+	recs := auditEvents(t, a, "team.decision.refused")
+	if len(recs) != RefusalsPerMinute+1 {
+		t.Fatalf("%d refusals audited, want %d", len(recs), RefusalsPerMinute+1)
+	}
+	var d map[string]any
+	json.Unmarshal(recs[len(recs)-1].Detail, &d)
+	if d["refused_before_not_audited"] != float64(30) {
+		t.Errorf("the next refusal audited does not say how many were not: %v", d)
+	}
+}
