@@ -26,12 +26,17 @@ type Board struct {
 	Resync time.Duration // default 30 s
 
 	mu      sync.Mutex
-	c       *natsconn.Conn     // guarded by mu: nil while disconnected
-	pending map[string]Request // guarded by mu: by host.project.id
-	ended   map[string]bool    // guarded by mu: outcomes seen (a request published again stays ended)
-	err     error              // guarded by mu: why it is disconnected
+	c       *natsconn.Conn       // guarded by mu: nil while disconnected
+	pending map[string]Request   // guarded by mu: by host.project.id
+	ended   map[string]time.Time // guarded by mu: outcomes seen, and when (a request published again stays ended)
+	err     error                // guarded by mu: why it is disconnected
 	changed chan struct{}
 }
+
+// endedKept is how long the board remembers that a request ended: longer
+// than the streams keep a request (seven days), after which nothing can
+// bring it back; a board that runs for weeks does not grow with them.
+const endedKept = 8 * 24 * time.Hour
 
 func boardKey(host, project, id string) string { return host + "." + project + "." + id }
 
@@ -41,7 +46,7 @@ func (b *Board) init() {
 	if b.changed == nil {
 		b.changed = make(chan struct{}, 1)
 		b.pending = map[string]Request{}
-		b.ended = map[string]bool{}
+		b.ended = map[string]time.Time{}
 	}
 }
 
@@ -199,15 +204,26 @@ func (b *Board) resync(ctx context.Context, c *natsconn.Conn, seq *uint64) error
 	keep := map[string]Request{}
 	b.mu.Lock()
 	for _, r := range still {
-		if k := boardKey(r.Host, r.Project, r.ID); !b.ended[k] {
+		if k := boardKey(r.Host, r.Project, r.ID); b.ended[k].IsZero() {
 			keep[k] = r
 		}
 	}
 	b.pending = keep
+	b.forgetEnded(time.Now())
 	b.mu.Unlock()
 	*seq = last
 	b.signal()
 	return nil
+}
+
+// forgetEnded drops what ended more than endedKept before now. Called
+// with mu held.
+func (b *Board) forgetEnded(now time.Time) {
+	for k, at := range b.ended {
+		if now.Sub(at) > endedKept {
+			delete(b.ended, k)
+		}
+	}
 }
 
 func (b *Board) request(m *natsconn.Msg) {
@@ -218,7 +234,7 @@ func (b *Board) request(m *natsconn.Msg) {
 	}
 	k := boardKey(r.Host, r.Project, r.ID)
 	b.mu.Lock()
-	if !b.ended[k] {
+	if b.ended[k].IsZero() {
 		b.pending[k] = r
 	}
 	b.mu.Unlock()
@@ -234,7 +250,7 @@ func (b *Board) result(m *natsconn.Msg) {
 	k := boardKey(res.Host, res.Project, res.ID)
 	b.mu.Lock()
 	delete(b.pending, k)
-	b.ended[k] = true
+	b.ended[k] = time.Now()
 	b.mu.Unlock()
 	b.signal()
 }

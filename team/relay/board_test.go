@@ -205,3 +205,20 @@ func TestOutcomeNamingAnotherRequestIsRefused(t *testing.T) {
 		t.Fatalf("outcome = %+v, ended %v, %v", res, ended, err)
 	}
 }
+
+// The board forgets a request's end once no stream can hold the request
+// any more, and not before: a board that runs for weeks does not grow.
+func TestBoardForgetsOldEnds(t *testing.T) {
+	b := &Board{Org: "acme"}
+	b.init()
+	now := time.Now()
+	b.ended["ws-a.pay.01old"] = now.Add(-endedKept - time.Minute)
+	b.ended["ws-a.pay.01new"] = now.Add(-7 * 24 * time.Hour)
+	b.forgetEnded(now)
+	if _, ok := b.ended["ws-a.pay.01old"]; ok {
+		t.Error("an end older than any stream's request is kept")
+	}
+	if _, ok := b.ended["ws-a.pay.01new"]; !ok {
+		t.Error("an end forgotten while its request may still be in the stream")
+	}
+}
