@@ -3,11 +3,14 @@ package agents
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/sandbox-dev/sandbox/connector/gitworktree"
 )
@@ -129,4 +132,36 @@ func dirty(ctx context.Context, main string) (bool, error) {
 func branchExists(ctx context.Context, main, branch string) bool {
 	_, err := git(ctx, main, "show-ref", "--verify", "--quiet", "refs/heads/"+branch)
 	return err == nil
+}
+
+// branchFree reports whether MAIN (a repository whose .git is a
+// directory) has no branch of that name, from the loose ref and
+// packed-refs as git keeps them as files (no git process on spawn's
+// path). known is false when it cannot tell: the refs are kept another
+// way (reftable), or a file could not be read.
+func branchFree(main, branch string) (free, known bool) {
+	gitDir := filepath.Join(main, ".git")
+	if _, err := os.Lstat(filepath.Join(gitDir, "reftable")); !errors.Is(err, fs.ErrNotExist) {
+		return false, false
+	}
+	ref := "refs/heads/" + branch
+	switch _, err := os.Lstat(filepath.Join(gitDir, filepath.FromSlash(ref))); {
+	case err == nil:
+		return false, true
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return false, false
+	}
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, true
+	}
+	if err != nil {
+		return false, false
+	}
+	for line := range strings.Lines(string(packed)) {
+		if _, name, ok := strings.Cut(strings.TrimRight(line, "\r\n"), " "); ok && name == ref {
+			return false, true
+		}
+	}
+	return true, true
 }

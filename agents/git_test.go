@@ -70,3 +70,27 @@ func TestCheckBase(t *testing.T) {
 		}
 	}
 }
+
+// TestBranchFree: a branch is seen as a loose ref and as a packed one;
+// only then may spawn take a branch left by its own failed add for its
+// own; refs kept another way are not guessed at.
+func TestBranchFree(t *testing.T) {
+	r := newLandRepo(t, "a")
+	check := func(branch string, wantFree, wantKnown bool) {
+		t.Helper()
+		if free, known := branchFree(r.root, branch); free != wantFree || known != wantKnown {
+			t.Errorf("branchFree(%s) = %v, %v; want %v, %v", branch, free, known, wantFree, wantKnown)
+		}
+	}
+	check("sandbox/a", false, true)
+	check("sandbox/b", true, true)
+	check("sandbox/a/deeper", true, true) // git refuses it on its own (a ref is in the way)
+	gitT(t, r.root, "pack-refs", "--all")
+	check("sandbox/a", false, true)
+	check("sandbox", true, true)
+	check("sandbox/b", true, true)
+	if err := os.Mkdir(filepath.Join(r.root, ".git", "reftable"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	check("sandbox/b", false, false)
+}

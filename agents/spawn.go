@@ -197,7 +197,24 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 		}
 	})
 	wg.Go(func() { acceptErr = store.Accept(wt, st, policy) })
-	_, addErr := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.BaseRef+"^{commit}")
+	add := func() error {
+		_, err := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.BaseRef+"^{commit}")
+		return err
+	}
+	// ours: the branch was not there before this add (known: the refs
+	// are files git keeps as we read them)
+	free, known := branchFree(r.Main.Root, sp.Branch)
+	ours := known && free
+	var addErr error
+	if known && !free {
+		addErr = errBranchThere
+	} else if addErr = add(); addErr != nil && ours && ctx.Err() == nil {
+		// git does not promise that worktrees added at once to one
+		// repository (a fan-out) all succeed: undo what this one did
+		// and add it once more
+		r.undoAdd(sp.Record)
+		addErr = add()
+	}
 	wg.Wait()
 	sp.made = addErr == nil
 	defer func() {
@@ -209,7 +226,9 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 	case baseErr != nil:
 		return baseErr
 	case addErr != nil:
-		if branchExists(ctx, r.Main.Root, sp.Branch) {
+		if ours {
+			r.undoAdd(sp.Record) // what git left of its try, the branch included
+		} else if addErr == errBranchThere || branchExists(ctx, r.Main.Root, sp.Branch) {
 			return fmt.Errorf("%s: %w: branch %s is there (`git branch -D %s`, or pick another name)", sp.Name, ErrExists, sp.Branch, sp.Branch)
 		}
 		return addErr
@@ -249,13 +268,20 @@ func writePolicy(path string, data []byte) error {
 
 // unmakeTree undoes a spawn that failed before its supervisor started.
 func (r *Registry) unmakeTree(rec Record) {
+	r.undoAdd(rec)
+	os.Remove(r.RecordPath(rec.Name))
+}
+
+// undoAdd removes rec's worktree, whole or partial, and its branch.
+func (r *Registry) undoAdd(rec Record) {
 	ctx := context.Background()
 	git(ctx, r.Main.Root, "worktree", "remove", "--force", "--end-of-options", rec.Worktree)
 	os.RemoveAll(rec.Worktree)
 	git(ctx, r.Main.Root, "worktree", "prune")
 	git(ctx, r.Main.Root, "branch", "-D", "--end-of-options", rec.Branch)
-	os.Remove(r.RecordPath(rec.Name))
 }
+
+var errBranchThere = errors.New("the branch is there")
 
 func say(w io.Writer, format string, a ...any) {
 	if w != nil {
