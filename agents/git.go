@@ -40,18 +40,41 @@ func gitEnv() []string {
 // git runs git in dir and returns its standard output; a failure carries
 // git's own message.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
+	return gitStdin(ctx, dir, "", 0, args...)
+}
+
+// gitStdin is git with stdin as its standard input, and an exit code up
+// to okExit (check-ignore's 1: nothing matched) taken as success.
+func gitStdin(ctx context.Context, dir, stdin string, okExit int, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append(append(append([]string{}, gitSafe...), "-C", dir), args...)...)
 	cmd.Env = gitEnv()
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() > 0 && ee.ExitCode() <= okExit {
+			return out.String(), nil
+		}
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
+		return out.String(), fmt.Errorf("git %s: %s", subcommand(args), msg)
 	}
 	return out.String(), nil
+}
+
+// subcommand is the first of args that is not a global option.
+func subcommand(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return "?"
 }
 
 // resolveBase checks that main is the top of its git work tree (the

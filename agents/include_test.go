@@ -146,3 +146,25 @@ func TestKnownAgentsLaunch(t *testing.T) {
 		t.Errorf("a command: %s %q", agent, argv)
 	}
 }
+
+// A file's name is never read as a pathspec: ":(top).env" is not .env
+// (which git ignores), and ":!keep.env" does not make git fail.
+func TestCopyIncludedNamesThatLookLikePathspecs(t *testing.T) {
+	t.Parallel()
+	testenv.RequireCommand(t, "git")
+	main, wt := t.TempDir(), t.TempDir()
+	gitIn(t, main, "init", "-q")
+	putFile(t, filepath.Join(main, ".gitignore"), ".env\nnode_modules/\n")
+	putFile(t, filepath.Join(main, IncludeFile), "*env\n")
+	for _, p := range []string{".env", ":(top).env", ":!keep.env", "node_modules/pkg/.env", "plain.env"} {
+		putFile(t, filepath.Join(main, p), p)
+	}
+	c, err := copyIncluded(context.Background(), main, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(c.Files)
+	if want := []string{".env", "node_modules/pkg/.env"}; !slices.Equal(c.Files, want) {
+		t.Errorf("copied %q, want %q", c.Files, want)
+	}
+}
