@@ -5,6 +5,7 @@ package agents
 import (
 	"context"
 	"errors"
+	"os"
 )
 
 type pendingSupervisor struct{ pid int }
@@ -21,6 +22,9 @@ func (p *pendingSupervisor) abort() {}
 
 // AwaitGate: no supervisors on this OS.
 func AwaitGate() error { return errors.ErrUnsupported }
+
+// InheritedStarted: no supervisors on this OS.
+func InheritedStarted() *os.File { return nil }
 
 // InheritedLock: no supervisors on this OS.
 func (r *Registry) InheritedLock(string) (*Lock, error) { return nil, errors.ErrUnsupported }

@@ -18,17 +18,24 @@ import (
 // overlap the spawn's git work, and it waits at its gate (GoGateFD)
 // until proceed (the record is there) or abort (the spawn failed).
 type pendingSupervisor struct {
-	r      *Registry
-	name   string
-	pid    int
-	gate   *os.File // the write end of the gate
-	exited chan struct{}
+	r       *Registry
+	name    string
+	pid     int
+	gate    *os.File // the write end of the gate
+	started *os.File // the read end of StartedFD
+	exited  chan struct{}
 }
 
 // GoGateFD is the descriptor on which a supervisor waits for its spawn's
 // word: "go\n" (the record and the worktree are there), or the end of
 // the pipe without it (the spawn failed: the supervisor exits).
 const GoGateFD = 4
+
+// StartedFD is the descriptor on which a supervisor tells its spawn (or
+// resume) that the record left Starting: a line once the agent's command
+// started, or the pipe's end when the supervisor exits first. The spawn
+// returns then, not at its next look at the record.
+const StartedFD = 5
 
 // launchSupervisor starts `sandbox agents supervise NAME` detached (its
 // own session, output to the agent's log) with the agent's lock; it waits
@@ -51,6 +58,12 @@ func (r *Registry) launchSupervisor(name string, lock *Lock, exe string) (*pendi
 		return nil, err
 	}
 	defer gateR.Close()
+	startedR, startedW, err := os.Pipe()
+	if err != nil {
+		gateW.Close()
+		return nil, err
+	}
+	defer startedW.Close()
 	cmd := &exec.Cmd{
 		Path: exe,
 		// argv[0] is the command's name: a binary that dispatches on it
@@ -58,14 +71,16 @@ func (r *Registry) launchSupervisor(name string, lock *Lock, exe string) (*pendi
 		Args:   []string{"sandbox", "agents", "supervise", "--dir", r.Main.Root, name},
 		Dir:    "/",
 		Stdout: logf, Stderr: logf,
-		ExtraFiles:  []*os.File{lock.File(), gateR}, // 3: the lock goes on with it; 4: the gate
+		// 3: the lock goes on with it; 4: the gate; 5: started
+		ExtraFiles:  []*os.File{lock.File(), gateR, startedW},
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	if err := cmd.Start(); err != nil {
 		gateW.Close()
+		startedR.Close()
 		return nil, fmt.Errorf("start the supervisor: %w", err)
 	}
-	p := &pendingSupervisor{r: r, name: name, pid: cmd.Process.Pid, gate: gateW, exited: make(chan struct{})}
+	p := &pendingSupervisor{r: r, name: name, pid: cmd.Process.Pid, gate: gateW, started: startedR, exited: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		close(p.exited)
@@ -84,7 +99,13 @@ func (p *pendingSupervisor) proceed(ctx context.Context) (Record, error) {
 		case <-time.After(5 * time.Second):
 		}
 	}
-	return p.r.awaitStart(ctx, p.name, p.exited)
+	defer p.started.Close()
+	told := make(chan struct{})
+	go func() {
+		p.started.Read(make([]byte, 1)) // a line, or the end: either way look
+		close(told)
+	}()
+	return p.r.awaitStart(ctx, p.name, told, p.exited)
 }
 
 // abort closes the gate unopened and waits (bounded) for the supervisor
@@ -92,6 +113,7 @@ func (p *pendingSupervisor) proceed(ctx context.Context) (Record, error) {
 // would have written to goes when empty.
 func (p *pendingSupervisor) abort() {
 	p.gate.Close()
+	p.started.Close()
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):
@@ -118,10 +140,14 @@ func AwaitGate() error {
 	return nil
 }
 
-// awaitStart polls the record until it leaves Starting; a supervisor
-// that exits first failed.
-func (r *Registry) awaitStart(ctx context.Context, name string, exited <-chan struct{}) (Record, error) {
-	tick := time.NewTicker(20 * time.Millisecond)
+// recordLook is how often awaitStart reads the record untold.
+var recordLook = 20 * time.Millisecond
+
+// awaitStart reads the record when the supervisor tells (told) and at
+// each tick until it leaves Starting; a supervisor that exits first
+// failed.
+func (r *Registry) awaitStart(ctx context.Context, name string, told, exited <-chan struct{}) (Record, error) {
+	tick := time.NewTicker(recordLook)
 	defer tick.Stop()
 	for {
 		rec, err := r.read(name)
@@ -142,9 +168,22 @@ func (r *Registry) awaitStart(ctx context.Context, name string, exited <-chan st
 			return rec, err
 		case <-ctx.Done():
 			return rec, ctx.Err()
+		case <-told:
+			told = nil // told once; the ticks go on
 		case <-tick.C:
 		}
 	}
+}
+
+// InheritedStarted is the write end of StartedFD that a supervisor got
+// from its spawn or resume (nil without one), kept from every child.
+func InheritedStarted() *os.File {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(StartedFD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return nil // not ours to wrap (an os.File would close it when collected)
+	}
+	syscall.CloseOnExec(StartedFD)
+	return os.NewFile(StartedFD, "started")
 }
 
 // InheritedLock is the agent lock a supervisor got from its spawn as

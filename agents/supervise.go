@@ -23,6 +23,9 @@ type SuperviseOptions struct {
 	// setup's and a headless agent's output, the terminal's transcript.
 	Log    io.Writer
 	Logger *slog.Logger
+	// Started, when set, is told (a line, then closed) once the record
+	// leaves Starting: StartedFD of the spawn or resume that waits.
+	Started io.WriteCloser
 }
 
 // MaxLog bounds an agent's log; past it the output is dropped, with a
@@ -123,6 +126,17 @@ func (s *supervisor) running() {
 	if _, err := s.r.Update(s.name, func(rec *Record) { rec.State = Running }); err != nil {
 		fmt.Fprintf(s.log, "sandbox: agent %s: recording that it runs: %v\n", s.name, err)
 	}
+	s.tell()
+}
+
+// tell says to the spawn or resume waiting on Started that the record
+// left Starting (once; exiting says it too).
+func (s *supervisor) tell() {
+	if s.o.Started != nil {
+		s.o.Started.Write([]byte("started\n"))
+		s.o.Started.Close()
+		s.o.Started = nil
+	}
 }
 
 // setupCommand reads agents.setup from the worktree's accepted policy
@@ -138,6 +152,7 @@ func (s *supervisor) setupCommand(wt folder.Folder) (string, error) {
 // finish records how the agent ended: stopped when ctx was cancelled,
 // else done (exit 0) or failed.
 func (s *supervisor) finish(ctx context.Context, res launcher.Result, runErr error) error {
+	defer s.tell()
 	rec, err := s.r.Update(s.name, func(rec *Record) {
 		rec.Ended = time.Now().UTC()
 		switch {

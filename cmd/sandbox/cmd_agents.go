@@ -207,6 +207,10 @@ func runAgentsSupervise(ctx context.Context, opts *agentsOptions, args []string)
 	if err != nil {
 		return err
 	}
+	so := fleet.SuperviseOptions{State: st, Log: os.Stdout}
+	if f := fleet.InheritedStarted(); f != nil { // before any child starts
+		so.Started = f
+	}
 	// started ahead by spawn: what does not need the agent's record or
 	// worktree is done while spawn makes them (the jail's init started),
 	// then it waits for the word
@@ -216,7 +220,7 @@ func runAgentsSupervise(ctx context.Context, opts *agentsOptions, args []string)
 	} else if err != nil {
 		return err
 	}
-	return r.Supervise(ctx, args[0], lock, fleet.SuperviseOptions{State: st, Log: os.Stdout})
+	return r.Supervise(ctx, args[0], lock, so)
 }
 
 func runAgentsAttach(ctx context.Context, opts *agentsOptions, args []string) error {
