@@ -78,6 +78,7 @@ run=$(median <"$work/run")
 echo "  spawn to first instruction (median)       ${total} ms"
 echo "  git worktree add alone                     ${wt} ms"
 echo "  sandbox run start to first instruction     ${run} ms"
+echo "  each, in order: spawn $(paste -sd' ' "$work/total"); worktree add $(paste -sd' ' "$work/wt"); run $(paste -sd' ' "$work/run")"
 echo "  spawn's own split (each spawn):            $(paste -sd';' "$work/reported")"
 awk -v t="$total" -v w="$wt" -v r="$run" 'BEGIN {
   printf "agents-spawn: %d ms to the first instruction, the parts alone %d + %d = %d ms (target <= their sum): %s\n",
