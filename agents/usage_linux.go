@@ -13,7 +13,10 @@ import (
 // jailUsage reads the CPU time and memory of the jail the supervisor pid
 // runs, from the cgroups of its child (the jail's init) that are not the
 // supervisor's own: cgroup v2, or v1's memory and cpuacct on a hybrid
-// machine.
+// machine. Where no memory controller counts for the jail (a v2 cgroup
+// without it, as on a hybrid machine's empty unified hierarchy when the
+// policy sets no limit), memory is the resident memory of the processes
+// the jail's cgroup lists.
 func jailUsage(supervisor int) (cpuSeconds float64, memory int64) {
 	if supervisor <= 0 {
 		return 0, 0
@@ -40,8 +43,23 @@ func jailUsage(supervisor int) (cpuSeconds float64, memory int64) {
 		memory = number(v)
 	} else if v := at("memory", "memory.usage_in_bytes"); v != "" {
 		memory = number(v)
+	} else if v := at("", "cgroup.procs"); v != "" {
+		memory = resident(strings.Fields(v))
 	}
 	return cpuSeconds, memory
+}
+
+// resident sums the resident memory of pids (statm; a process gone in
+// between counts nothing).
+func resident(pids []string) int64 {
+	var pages int64
+	for _, p := range pids {
+		b, err := os.ReadFile("/proc/" + p + "/statm")
+		if f := strings.Fields(string(b)); err == nil && len(f) > 1 {
+			pages += number(f[1])
+		}
+	}
+	return pages * int64(os.Getpagesize())
 }
 
 // jailCgroups are the cgroups of the first child of pid (forked from any

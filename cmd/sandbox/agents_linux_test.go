@@ -202,6 +202,11 @@ func TestAgentsFleet(t *testing.T) {
 		if s.State.Final() || s.Branch != "sandbox/"+name || s.Base != r.head || s.Worktree != r.wt(name) || s.PID <= 0 || s.Pending != 0 {
 			t.Errorf("list: %s = %+v", name, s)
 		}
+		// the jail's usage, from its cgroup (memory: the controller's
+		// count, or its processes' when no controller counts for it)
+		if s.CPUSeconds <= 0 || s.MemoryBytes <= 0 {
+			t.Errorf("list: %s's jail uses CPU %v s, memory %d bytes", name, s.CPUSeconds, s.MemoryBytes)
+		}
 	}
 
 	// kill -9 of a's supervisor: its jail goes, list says stopped, resume
