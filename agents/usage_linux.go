@@ -16,7 +16,8 @@ import (
 // machine. Where no memory controller counts for the jail (a v2 cgroup
 // without it, as on a hybrid machine's empty unified hierarchy when the
 // policy sets no limit), memory is the resident memory of the processes
-// the jail's cgroup lists.
+// the jail's cgroup lists (v2's, or a v1 hierarchy's it has its own
+// cgroup in).
 func jailUsage(supervisor int) (cpuSeconds float64, memory int64) {
 	if supervisor <= 0 {
 		return 0, 0
@@ -43,8 +44,12 @@ func jailUsage(supervisor int) (cpuSeconds float64, memory int64) {
 		memory = number(v)
 	} else if v := at("memory", "memory.usage_in_bytes"); v != "" {
 		memory = number(v)
-	} else if v := at("", "cgroup.procs"); v != "" {
-		memory = resident(strings.Fields(v))
+	} else {
+		for ctl := range jail { // v2, or on v1 any hierarchy the jail has its own cgroup in
+			if v := at(ctl, "cgroup.procs"); v != "" {
+				return cpuSeconds, resident(strings.Fields(v))
+			}
+		}
 	}
 	return cpuSeconds, memory
 }
