@@ -25,9 +25,25 @@ const (
 func (f Folder) ApproverLock() string { return filepath.Join(f.Escalations(), "approvers.lock") }
 
 // HowToApprove is the one line every waiter prints when nobody watches f.
+// For an agent's worktree (MAIN/.sandbox/worktrees/NAME) it names the
+// inbox of MAIN, where every agent's requests show.
 func (f Folder) HowToApprove() string {
+	if main, name, ok := f.agentOf(); ok {
+		return "no approver is watching agent " + name + ": start the inbox of its repository in another terminal with `cd " +
+			quoteArg(main) + " && sandbox watch` (or `sandbox serve` there for the web page)"
+	}
 	return "no approver is watching " + f.Root + ": start one in another terminal with `sandbox watch " +
 		quoteArg(f.Root) + "` (or `sandbox serve " + quoteArg(f.Root) + "` for the web page)"
+}
+
+// agentOf says whether f is the worktree of agent name of repository
+// main (sandbox agents), by its place.
+func (f Folder) agentOf() (main, name string, ok bool) {
+	wts := filepath.Dir(f.Root)
+	if filepath.Base(wts) != "worktrees" || filepath.Base(filepath.Dir(wts)) != DirName {
+		return "", "", false
+	}
+	return filepath.Dir(filepath.Dir(wts)), filepath.Base(f.Root), true
 }
 
 // quoteArg single-quotes s for a POSIX shell when it needs it.

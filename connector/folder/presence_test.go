@@ -4,6 +4,7 @@ package folder
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,19 @@ func TestApproverPresence(t *testing.T) {
 	r2()
 	if got := f.ApproverWatching(); got != PresenceNobody {
 		t.Fatalf("after both left: %v", got)
+	}
+}
+
+// An agent's worktree sends the human to its repository's inbox; any
+// other folder to a watch of itself.
+func TestHowToApprove(t *testing.T) {
+	for root, want := range map[string]string{
+		"/r/p":                         "start one in another terminal with `sandbox watch /r/p`",
+		"/r/my p/.sandbox/worktrees/a": "no approver is watching agent a: start the inbox of its repository in another terminal with `cd '/r/my p' && sandbox watch`",
+		"/r/worktrees/a":               "`sandbox watch /r/worktrees/a`",
+	} {
+		if got := (Folder{Root: root}).HowToApprove(); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q in it", root, got, want)
+		}
 	}
 }
