@@ -151,3 +151,39 @@ func BenchmarkTeamThroughput(b *testing.B) {
 		b.ReportMetric(float64(machines*each)/elapsed.Seconds(), "requests/s")
 	}
 }
+
+// BenchmarkTeamPendingWeek: what a remote approver reads when it
+// connects (`list --nats`, a board's first look): 2,000 requests, a
+// quarter of them with outcomes. Each stored message is a round trip;
+// on loopback a round trip is short, over a WAN it is everything.
+func BenchmarkTeamPendingWeek(b *testing.B) {
+	s := startServer(b)
+	ctx := context.Background()
+	c, err := natsconn.Connect(ctx, natsconn.Options{URL: s.ClientURL()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	if err := Setup(ctx, c, 1); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 2000 {
+		r := Request{V: 1, Org: "acme", Host: "ws-a", Project: "pay", ID: fmt.Sprintf("01w%05d", i), Hash: "h", Kind: "shell", Summary: "ls", Display: "run: ls", Created: time.Now()}
+		data, _ := json.Marshal(r)
+		if _, err := c.PublishJS(ctx, requestSubject(r.Org, r.Host, r.Project, r.ID), nil, data); err != nil {
+			b.Fatal(err)
+		}
+		if i%4 == 0 {
+			data, _ := json.Marshal(Result{V: 1, Org: r.Org, Host: r.Host, Project: r.Project, ID: r.ID})
+			if _, err := c.PublishJS(ctx, resultSubject(r.Org, r.Host, r.Project, r.ID), nil, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for b.Loop() {
+		p, err := Pending(ctx, c, "acme")
+		if err != nil || len(p) != 1500 {
+			b.Fatalf("%d pending, %v", len(p), err)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -221,4 +223,65 @@ func TestBoardForgetsOldEnds(t *testing.T) {
 	if _, ok := b.ended["ws-a.pay.01new"]; !ok {
 		t.Error("an end forgotten while its request may still be in the stream")
 	}
+}
+
+// Pending and the board read a stream of more requests than are read at
+// once (inFlight) whole and in order, with the stream's gaps (deleted,
+// aged out), another organisation's requests, a request published twice
+// (the last copy wins) and outcomes.
+func TestPendingReadsManyRequests(t *testing.T) {
+	s := startServer(t)
+	url := s.ClientURL()
+	c := dial(t, url)
+	if err := Setup(tctx(t), c, 1); err != nil {
+		t.Fatal(err)
+	}
+	publish := func(subject string, v any) uint64 {
+		t.Helper()
+		data, _ := json.Marshal(v)
+		ack, err := c.PublishJS(tctx(t), subject, nil, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ack.Seq
+	}
+	var want []string
+	for i := range 3 * inFlight {
+		id := fmt.Sprintf("01r%03d", i)
+		org := "acme"
+		if i%10 == 3 {
+			org = "other"
+		}
+		r := Request{V: 1, Org: org, Host: "ws-a", Project: "pay", ID: id, Hash: "h", Kind: "shell", Summary: "ls", Display: "run: ls", Created: time.Now()}
+		seq := publish(requestSubject(r.Org, r.Host, r.Project, r.ID), r)
+		switch {
+		case org != "acme":
+		case i%10 == 5: // deleted from the stream
+			if err := c.DeleteMsg(tctx(t), RequestsStream, seq); err != nil {
+				t.Fatal(err)
+			}
+		case i%7 == 0: // has its outcome
+			publish(resultSubject(r.Org, r.Host, r.Project, r.ID), Result{V: 1, Org: r.Org, Host: r.Host, Project: r.Project, ID: r.ID, Decision: "approved"})
+		default:
+			want = append(want, id)
+		}
+	}
+	again := Request{V: 1, Org: "acme", Host: "ws-a", Project: "pay", ID: "01r001", Hash: "h2", Kind: "shell", Summary: "ls -l", Display: "run: ls -l", Created: time.Now()}
+	publish(requestSubject("acme", "ws-a", "pay", "01r001"), again)
+	ids := func(rs []Request) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	p, err := Pending(tctx(t), c, "acme")
+	if err != nil || !slices.Equal(ids(p), want) {
+		t.Fatalf("Pending: %v %v\nwant %v", ids(p), err, want)
+	}
+	if p[0].ID != "01r001" || p[0].Summary != "ls -l" {
+		t.Errorf("a request published twice: %+v, want the last copy", p[0])
+	}
+	b := startBoard(t, url) // the board orders by creation: compared as sets
+	testenv.WaitFor(t, "the board", func() bool { return slices.Equal(slices.Sorted(slices.Values(ids(b.Pending()))), want) })
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/sandbox-dev/sandbox/audit"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sandbox-dev/sandbox/team"
@@ -25,16 +26,54 @@ func Pending(ctx context.Context, c *natsconn.Conn, org string) ([]Request, erro
 	return withoutOutcome(ctx, c, all)
 }
 
-// withoutOutcome keeps the requests whose outcome is not published.
+// inFlight bounds the stream reads one call keeps waiting at once: each
+// is a round trip, and a week of an organisation's requests read one
+// after the other took a round trip per request (twice: the request,
+// then its outcome).
+const inFlight = 64
+
+// each runs get(i) for i in [0, n), at most inFlight at once; the first
+// error ends the others and is returned.
+func each(ctx context.Context, n int, get func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	slots := make(chan struct{}, inFlight)
+	var wg sync.WaitGroup
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if err := get(ctx, i); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// withoutOutcome keeps the requests whose outcome is not published, in
+// their order.
 func withoutOutcome(ctx context.Context, c *natsconn.Conn, all []Request) ([]Request, error) {
-	var out []Request
-	for _, r := range all {
+	open := make([]bool, len(all))
+	err := each(ctx, len(all), func(ctx context.Context, i int) error {
+		r := all[i]
 		_, err := c.LastMsg(ctx, ResultsStream, resultSubject(r.Org, r.Host, r.Project, r.ID))
 		switch {
 		case errors.Is(err, natsconn.ErrNoMsg) || errors.Is(err, natsconn.ErrNoStream):
-			out = append(out, r)
+			open[i] = true
 		case err != nil:
-			return nil, err
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Request
+	for i, r := range all {
+		if open[i] {
+			out = append(out, r)
 		}
 	}
 	return out, nil
@@ -49,23 +88,40 @@ func requests(ctx context.Context, c *natsconn.Conn, org string) ([]Request, err
 }
 
 // requestsAfter reads the requests of org stored after sequence number
-// after, and the last sequence number read.
+// after, and the last sequence number read: each stored message up to
+// the stream's last when asked, read by its number, inFlight at once (a
+// number the stream no longer holds is skipped); what arrives later is
+// the next call's.
 func requestsAfter(ctx context.Context, c *natsconn.Conn, org string, after uint64) ([]Request, uint64, error) {
-	filter := "sandbox.req.>"
-	if org != "" {
-		filter = "sandbox.req." + org + ".>"
+	info, err := c.StreamInfo(ctx, RequestsStream)
+	if errors.Is(err, natsconn.ErrNoStream) {
+		return nil, after, nil
+	}
+	if err != nil {
+		return nil, after, err
+	}
+	first, last := max(after+1, info.State.FirstSeq), info.State.LastSeq
+	if last < first {
+		return nil, max(after, last), nil
+	}
+	msgs := make([]*natsconn.StoredMsg, last-first+1)
+	err = each(ctx, len(msgs), func(ctx context.Context, i int) error {
+		m, err := c.GetMsg(ctx, RequestsStream, first+uint64(i))
+		if errors.Is(err, natsconn.ErrNoMsg) {
+			return nil // deleted, or aged out
+		}
+		msgs[i] = m
+		return err
+	})
+	if err != nil {
+		return nil, after, err
 	}
 	seen := map[string]int{}
 	var out []Request
-	for seq := after + 1; ; {
-		m, err := c.NextMsg(ctx, RequestsStream, filter, seq)
-		if errors.Is(err, natsconn.ErrNoMsg) || errors.Is(err, natsconn.ErrNoStream) {
-			return out, seq - 1, nil
+	for _, m := range msgs {
+		if m == nil || !strings.HasPrefix(m.Subject, "sandbox.req.") {
+			continue
 		}
-		if err != nil {
-			return nil, after, err
-		}
-		seq = m.Seq + 1
 		var r Request
 		if json.Unmarshal(m.Data, &r) != nil || !wellFormed(r.Org, r.Host, r.Project, r.ID) || m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
 			continue // not what a relay publishes: never shown
@@ -81,6 +137,7 @@ func requestsAfter(ctx context.Context, c *natsconn.Conn, org string, after uint
 		seen[k] = len(out)
 		out = append(out, r)
 	}
+	return out, last, nil
 }
 
 // Find returns the published request whose id is id (or starts with it,
