@@ -285,3 +285,21 @@ func TestPendingReadsManyRequests(t *testing.T) {
 	b := startBoard(t, url) // the board orders by creation: compared as sets
 	testenv.WaitFor(t, "the board", func() bool { return slices.Equal(slices.Sorted(slices.Values(ids(b.Pending()))), want) })
 }
+
+func TestSubjectMatches(t *testing.T) {
+	for _, c := range []struct {
+		pattern, subject string
+		want             bool
+	}{
+		{"sandbox.audit.acme.*.*", "sandbox.audit.acme.ws-a.pay", true},
+		{"sandbox.audit.acme.*.*", "sandbox.audit.acmex.ws-a.pay", false},
+		{"sandbox.audit.acme.*.*", "sandbox.audit.acme.ws-a.pay.x", false},
+		{"sandbox.audit.acme.ws-a.*", "sandbox.audit.acme.ws-b.pay", false},
+		{"sandbox.audit.acme.*.pay", "sandbox.audit.acme.ws-b.pay", true},
+		{"sandbox.audit.acme.ws-a.pay", "sandbox.audit.acme.ws-a.pay", true},
+	} {
+		if got := subjectMatches(c.pattern, c.subject); got != c.want {
+			t.Errorf("subjectMatches(%q, %q) = %v", c.pattern, c.subject, got)
+		}
+	}
+}

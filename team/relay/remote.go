@@ -88,31 +88,9 @@ func requests(ctx context.Context, c *natsconn.Conn, org string) ([]Request, err
 }
 
 // requestsAfter reads the requests of org stored after sequence number
-// after, and the last sequence number read: each stored message up to
-// the stream's last when asked, read by its number, inFlight at once (a
-// number the stream no longer holds is skipped); what arrives later is
-// the next call's.
+// after (storedAfter), and the last sequence number read.
 func requestsAfter(ctx context.Context, c *natsconn.Conn, org string, after uint64) ([]Request, uint64, error) {
-	info, err := c.StreamInfo(ctx, RequestsStream)
-	if errors.Is(err, natsconn.ErrNoStream) {
-		return nil, after, nil
-	}
-	if err != nil {
-		return nil, after, err
-	}
-	first, last := max(after+1, info.State.FirstSeq), info.State.LastSeq
-	if last < first {
-		return nil, max(after, last), nil
-	}
-	msgs := make([]*natsconn.StoredMsg, last-first+1)
-	err = each(ctx, len(msgs), func(ctx context.Context, i int) error {
-		m, err := c.GetMsg(ctx, RequestsStream, first+uint64(i))
-		if errors.Is(err, natsconn.ErrNoMsg) {
-			return nil // deleted, or aged out
-		}
-		msgs[i] = m
-		return err
-	})
+	msgs, last, err := storedAfter(ctx, c, RequestsStream, after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -138,6 +116,37 @@ func requestsAfter(ctx context.Context, c *natsconn.Conn, org string, after uint
 		out = append(out, r)
 	}
 	return out, last, nil
+}
+
+// storedAfter reads the messages stream stores after sequence number
+// after, up to its last when asked (what arrives later is the next
+// call's), each by its number, inFlight at once; a number the stream no
+// longer holds (deleted, aged out) is nil. last is the last number read.
+func storedAfter(ctx context.Context, c *natsconn.Conn, stream string, after uint64) (msgs []*natsconn.StoredMsg, last uint64, err error) {
+	info, err := c.StreamInfo(ctx, stream)
+	if errors.Is(err, natsconn.ErrNoStream) {
+		return nil, after, nil
+	}
+	if err != nil {
+		return nil, after, err
+	}
+	first, last := max(after+1, info.State.FirstSeq), info.State.LastSeq
+	if last < first {
+		return nil, max(after, last), nil
+	}
+	msgs = make([]*natsconn.StoredMsg, last-first+1)
+	err = each(ctx, len(msgs), func(ctx context.Context, i int) error {
+		m, err := c.GetMsg(ctx, stream, first+uint64(i))
+		if errors.Is(err, natsconn.ErrNoMsg) {
+			return nil
+		}
+		msgs[i] = m
+		return err
+	})
+	if err != nil {
+		return nil, after, err
+	}
+	return msgs, last, nil
 }
 
 // Find returns the published request whose id is id (or starts with it,
@@ -278,7 +287,9 @@ type AuditChain struct {
 }
 
 // VerifyAudit reads the audit records of org from the stream (of host
-// and project, when not empty) and verifies each folder's chain
+// and project, when not empty; the stream is read whole, many records at
+// once: it is mostly what an auditor asks for) and verifies each
+// folder's chain
 // (audit.VerifyChain: without the machines' keys, the chain links and
 // the sequence).
 func VerifyAudit(ctx context.Context, c *natsconn.Conn, org, host, project string) ([]AuditChain, error) {
@@ -293,21 +304,20 @@ func VerifyAudit(ctx context.Context, c *natsconn.Conn, org, host, project strin
 	default:
 		subj += "*.*"
 	}
+	msgs, _, err := storedAfter(ctx, c, AuditStream, 0)
+	if err != nil {
+		return nil, err
+	}
 	lines := map[string][][]byte{}
 	var order []string
-	for seq := uint64(1); ; {
-		m, err := c.NextMsg(ctx, AuditStream, subj, seq)
-		if errors.Is(err, natsconn.ErrNoMsg) || errors.Is(err, natsconn.ErrNoStream) {
-			break
-		}
-		if err != nil {
-			return nil, err
+	for _, m := range msgs {
+		if m == nil || !subjectMatches(subj, m.Subject) {
+			continue
 		}
 		if _, ok := lines[m.Subject]; !ok {
 			order = append(order, m.Subject)
 		}
 		lines[m.Subject] = append(lines[m.Subject], m.Data)
-		seq = m.Seq + 1
 	}
 	var out []AuditChain
 	for _, s := range order {
@@ -318,6 +328,21 @@ func VerifyAudit(ctx context.Context, c *natsconn.Conn, org, host, project strin
 		out = append(out, AuditChain{Host: t[3], Project: t[4], Report: audit.VerifyChain(s, lines[s], nil)})
 	}
 	return out, nil
+}
+
+// subjectMatches says whether subject matches pattern, whose tokens may
+// be * (one token, as NATS matches them; no >).
+func subjectMatches(pattern, subject string) bool {
+	p, t := strings.Split(pattern, "."), strings.Split(subject, ".")
+	if len(p) != len(t) {
+		return false
+	}
+	for i := range p {
+		if p[i] != "*" && p[i] != t[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // DecideAndFollow writes the decision of priv on r (Decide) and waits
