@@ -226,10 +226,14 @@ func TestBoardForgetsOldEnds(t *testing.T) {
 }
 
 // Pending and the board read a stream of more requests than are read at
-// once (inFlight) whole and in order, with the stream's gaps (deleted,
-// aged out), another organisation's requests, a request published twice
-// (the last copy wins) and outcomes.
+// once (inFlight) and held at once (storedWindow, made small here) whole
+// and in order, with the stream's gaps (deleted, aged out), another
+// organisation's requests, a request published twice (the last copy
+// wins) and outcomes.
 func TestPendingReadsManyRequests(t *testing.T) {
+	old := storedWindow
+	storedWindow = 50
+	t.Cleanup(func() { storedWindow = old })
 	s := startServer(t)
 	url := s.ClientURL()
 	c := dial(t, url)

@@ -90,64 +90,75 @@ func requests(ctx context.Context, c *natsconn.Conn, org string) ([]Request, err
 // requestsAfter reads the requests of org stored after sequence number
 // after (storedAfter), and the last sequence number read.
 func requestsAfter(ctx context.Context, c *natsconn.Conn, org string, after uint64) ([]Request, uint64, error) {
-	msgs, last, err := storedAfter(ctx, c, RequestsStream, after)
-	if err != nil {
-		return nil, after, err
-	}
 	seen := map[string]int{}
 	var out []Request
-	for _, m := range msgs {
-		if m == nil || !strings.HasPrefix(m.Subject, "sandbox.req.") {
-			continue
+	last, err := storedAfter(ctx, c, RequestsStream, after, func(m *natsconn.StoredMsg) {
+		if !strings.HasPrefix(m.Subject, "sandbox.req.") {
+			return
 		}
 		var r Request
 		if json.Unmarshal(m.Data, &r) != nil || !wellFormed(r.Org, r.Host, r.Project, r.ID) || m.Subject != requestSubject(r.Org, r.Host, r.Project, r.ID) {
-			continue // not what a relay publishes: never shown
+			return // not what a relay publishes: never shown
 		}
 		if org != "" && r.Org != org {
-			continue
+			return
 		}
 		k := r.Host + "." + r.Project + "." + r.ID
 		if i, ok := seen[k]; ok {
 			out[i] = r
-			continue
+			return
 		}
 		seen[k] = len(out)
 		out = append(out, r)
-	}
-	return out, last, nil
-}
-
-// storedAfter reads the messages stream stores after sequence number
-// after, up to its last when asked (what arrives later is the next
-// call's), each by its number, inFlight at once; a number the stream no
-// longer holds (deleted, aged out) is nil. last is the last number read.
-func storedAfter(ctx context.Context, c *natsconn.Conn, stream string, after uint64) (msgs []*natsconn.StoredMsg, last uint64, err error) {
-	info, err := c.StreamInfo(ctx, stream)
-	if errors.Is(err, natsconn.ErrNoStream) {
-		return nil, after, nil
-	}
-	if err != nil {
-		return nil, after, err
-	}
-	first, last := max(after+1, info.State.FirstSeq), info.State.LastSeq
-	if last < first {
-		return nil, max(after, last), nil
-	}
-	msgs = make([]*natsconn.StoredMsg, last-first+1)
-	err = each(ctx, len(msgs), func(ctx context.Context, i int) error {
-		m, err := c.GetMsg(ctx, stream, first+uint64(i))
-		if errors.Is(err, natsconn.ErrNoMsg) {
-			return nil
-		}
-		msgs[i] = m
-		return err
 	})
 	if err != nil {
 		return nil, after, err
 	}
-	return msgs, last, nil
+	return out, last, nil
 }
+
+// storedAfter hands fn, in order, each message stream stores after
+// sequence number after, up to its last when asked (what arrives later
+// is the next call's), and returns the last number read. Messages are
+// read by their numbers, inFlight at once, a window of storedWindow at
+// a time (what is held at once); a number the stream no longer holds
+// (deleted, aged out) is skipped.
+func storedAfter(ctx context.Context, c *natsconn.Conn, stream string, after uint64, fn func(*natsconn.StoredMsg)) (last uint64, err error) {
+	info, err := c.StreamInfo(ctx, stream)
+	if errors.Is(err, natsconn.ErrNoStream) {
+		return after, nil
+	}
+	if err != nil {
+		return after, err
+	}
+	first, last := max(after+1, info.State.FirstSeq), info.State.LastSeq
+	if last < first {
+		return max(after, last), nil
+	}
+	for from := first; from <= last; from += storedWindow {
+		window := make([]*natsconn.StoredMsg, min(storedWindow, last-from+1))
+		err := each(ctx, len(window), func(ctx context.Context, i int) error {
+			m, err := c.GetMsg(ctx, stream, from+uint64(i))
+			if errors.Is(err, natsconn.ErrNoMsg) {
+				return nil
+			}
+			window[i] = m
+			return err
+		})
+		if err != nil {
+			return after, err
+		}
+		for _, m := range window {
+			if m != nil {
+				fn(m)
+			}
+		}
+	}
+	return last, nil
+}
+
+// storedWindow is how many stored messages storedAfter holds at once.
+var storedWindow uint64 = 1024
 
 // Find returns the published request whose id is id (or starts with it,
 // when that is unambiguous).
@@ -304,20 +315,19 @@ func VerifyAudit(ctx context.Context, c *natsconn.Conn, org, host, project strin
 	default:
 		subj += "*.*"
 	}
-	msgs, _, err := storedAfter(ctx, c, AuditStream, 0)
-	if err != nil {
-		return nil, err
-	}
 	lines := map[string][][]byte{}
 	var order []string
-	for _, m := range msgs {
-		if m == nil || !subjectMatches(subj, m.Subject) {
-			continue
+	_, err := storedAfter(ctx, c, AuditStream, 0, func(m *natsconn.StoredMsg) {
+		if !subjectMatches(subj, m.Subject) {
+			return
 		}
 		if _, ok := lines[m.Subject]; !ok {
 			order = append(order, m.Subject)
 		}
 		lines[m.Subject] = append(lines[m.Subject], m.Data)
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []AuditChain
 	for _, s := range order {
