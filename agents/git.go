@@ -62,19 +62,9 @@ func gitStdin(ctx context.Context, dir, stdin string, okExit int, args ...string
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.String(), fmt.Errorf("git %s: %s", subcommand(args), msg)
+		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
 	}
 	return out.String(), nil
-}
-
-// subcommand is the first of args that is not a global option.
-func subcommand(args []string) string {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return a
-		}
-	}
-	return "?"
 }
 
 // resolveBase checks that main is the top of its git work tree (the

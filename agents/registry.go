@@ -240,9 +240,8 @@ func ValidName(name string) error {
 // MainOf is the repository an agents command works on when it stands in
 // folder f: f itself, or the MAIN whose agent's worktree f is.
 func MainOf(f folder.Folder) folder.Folder {
-	wts := filepath.Dir(f.Root)
-	if filepath.Base(wts) == "worktrees" && filepath.Base(filepath.Dir(wts)) == folder.DirName {
-		return folder.Folder{Root: filepath.Dir(filepath.Dir(wts))}
+	if main, _, ok := f.AgentWorktree(); ok {
+		return folder.Folder{Root: main}
 	}
 	return f
 }

@@ -4,8 +4,10 @@ package agents
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -45,7 +47,7 @@ func jailUsage(supervisor int) (cpuSeconds float64, memory int64) {
 	} else if v := at("memory", "memory.usage_in_bytes"); v != "" {
 		memory = number(v)
 	} else {
-		for ctl := range jail { // v2, or on v1 any hierarchy the jail has its own cgroup in
+		for _, ctl := range slices.Sorted(maps.Keys(jail)) { // v2 (""), else a v1 hierarchy the jail has its own cgroup in
 			if v := at(ctl, "cgroup.procs"); v != "" {
 				return cpuSeconds, resident(strings.Fields(v))
 			}

@@ -28,7 +28,7 @@ func (f Folder) ApproverLock() string { return filepath.Join(f.Escalations(), "a
 // For an agent's worktree (MAIN/.sandbox/worktrees/NAME) it names the
 // inbox of MAIN, where every agent's requests show.
 func (f Folder) HowToApprove() string {
-	if main, name, ok := f.agentOf(); ok {
+	if main, name, ok := f.AgentWorktree(); ok {
 		return "no approver is watching agent " + name + ": start the inbox of its repository in another terminal with `cd " +
 			quoteArg(main) + " && sandbox watch` (or `sandbox serve` there for the web page)"
 	}
@@ -36,9 +36,10 @@ func (f Folder) HowToApprove() string {
 		quoteArg(f.Root) + "` (or `sandbox serve " + quoteArg(f.Root) + "` for the web page)"
 }
 
-// agentOf says whether f is the worktree of agent name of repository
-// main (sandbox agents), by its place.
-func (f Folder) agentOf() (main, name string, ok bool) {
+// AgentWorktree says whether f is the worktree of agent name of the
+// repository at main (sandbox agents: MAIN/.sandbox/worktrees/NAME), by
+// its place alone.
+func (f Folder) AgentWorktree() (main, name string, ok bool) {
 	wts := filepath.Dir(f.Root)
 	if filepath.Base(wts) != "worktrees" || filepath.Base(filepath.Dir(wts)) != DirName {
 		return "", "", false

@@ -290,20 +290,20 @@ func TestPendingReadsManyRequests(t *testing.T) {
 	testenv.WaitFor(t, "the board", func() bool { return slices.Equal(slices.Sorted(slices.Values(ids(b.Pending()))), want) })
 }
 
-func TestSubjectMatches(t *testing.T) {
+func TestAuditFolder(t *testing.T) {
 	for _, c := range []struct {
-		pattern, subject string
-		want             bool
+		host, project, subject string
+		want                   bool
 	}{
-		{"sandbox.audit.acme.*.*", "sandbox.audit.acme.ws-a.pay", true},
-		{"sandbox.audit.acme.*.*", "sandbox.audit.acmex.ws-a.pay", false},
-		{"sandbox.audit.acme.*.*", "sandbox.audit.acme.ws-a.pay.x", false},
-		{"sandbox.audit.acme.ws-a.*", "sandbox.audit.acme.ws-b.pay", false},
-		{"sandbox.audit.acme.*.pay", "sandbox.audit.acme.ws-b.pay", true},
-		{"sandbox.audit.acme.ws-a.pay", "sandbox.audit.acme.ws-a.pay", true},
+		{"", "", "sandbox.audit.acme.ws-a.pay", true},
+		{"", "", "sandbox.audit.acmex.ws-a.pay", false},
+		{"", "", "sandbox.audit.acme.ws-a.pay.x", false},
+		{"ws-a", "", "sandbox.audit.acme.ws-b.pay", false},
+		{"", "pay", "sandbox.audit.acme.ws-b.pay", true},
+		{"ws-a", "pay", "sandbox.audit.acme.ws-a.pay", true},
 	} {
-		if got := subjectMatches(c.pattern, c.subject); got != c.want {
-			t.Errorf("subjectMatches(%q, %q) = %v", c.pattern, c.subject, got)
+		if _, _, got := auditFolder("acme", c.host, c.project, c.subject); got != c.want {
+			t.Errorf("auditFolder(acme, %q, %q, %q) = %v", c.host, c.project, c.subject, got)
 		}
 	}
 }

@@ -304,55 +304,39 @@ type AuditChain struct {
 // (audit.VerifyChain: without the machines' keys, the chain links and
 // the sequence).
 func VerifyAudit(ctx context.Context, c *natsconn.Conn, org, host, project string) ([]AuditChain, error) {
-	subj := "sandbox.audit." + org + "."
-	switch {
-	case host != "" && project != "":
-		subj += host + "." + project
-	case host != "":
-		subj += host + ".*"
-	case project != "":
-		subj += "*." + project
-	default:
-		subj += "*.*"
-	}
 	lines := map[string][][]byte{}
-	var order []string
+	var out []AuditChain // in the order the stream first holds each folder
 	_, err := storedAfter(ctx, c, AuditStream, 0, func(m *natsconn.StoredMsg) {
-		if !subjectMatches(subj, m.Subject) {
+		h, p, ok := auditFolder(org, host, project, m.Subject)
+		if !ok {
 			return
 		}
-		if _, ok := lines[m.Subject]; !ok {
-			order = append(order, m.Subject)
+		if _, seen := lines[m.Subject]; !seen {
+			out = append(out, AuditChain{Host: h, Project: p})
 		}
 		lines[m.Subject] = append(lines[m.Subject], m.Data)
 	})
 	if err != nil {
 		return nil, err
 	}
-	var out []AuditChain
-	for _, s := range order {
-		t := strings.Split(s, ".")
-		if len(t) != 5 {
-			continue
-		}
-		out = append(out, AuditChain{Host: t[3], Project: t[4], Report: audit.VerifyChain(s, lines[s], nil)})
+	for i, ch := range out {
+		s := auditSubject(org, ch.Host, ch.Project)
+		out[i].Report = audit.VerifyChain(s, lines[s], nil)
 	}
 	return out, nil
 }
 
-// subjectMatches says whether subject matches pattern, whose tokens may
-// be * (one token, as NATS matches them; no >).
-func subjectMatches(pattern, subject string) bool {
-	p, t := strings.Split(pattern, "."), strings.Split(subject, ".")
-	if len(p) != len(t) {
-		return false
+// auditFolder says whose audit records subject carries, when they are
+// org's (and host's, project's, when not empty).
+func auditFolder(org, host, project, subject string) (h, p string, ok bool) {
+	t := strings.Split(subject, ".")
+	if len(t) != 5 || subject != auditSubject(org, t[3], t[4]) {
+		return "", "", false
 	}
-	for i := range p {
-		if p[i] != "*" && p[i] != t[i] {
-			return false
-		}
+	if host != "" && t[3] != host || project != "" && t[4] != project {
+		return "", "", false
 	}
-	return true
+	return t[3], t[4], true
 }
 
 // DecideAndFollow writes the decision of priv on r (Decide) and waits
