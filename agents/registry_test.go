@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -165,4 +166,18 @@ func TestRegistryPathsUpdateRemove(t *testing.T) {
 	if _, err := r.Update("x", func(*Record) {}); !errors.Is(err, ErrNoAgent) {
 		t.Errorf("Update after Remove = %v", err)
 	}
+}
+
+// FuzzNameChars: the hand-written check is the regular expression it
+// replaced.
+func FuzzNameChars(f *testing.F) {
+	re := regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	for _, s := range []string{"a", "fix-login", "-x", strings.Repeat("a", 63), strings.Repeat("a", 64), "a\n", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := nameChars(s), re.MatchString(s); got != want {
+			t.Errorf("nameChars(%q) = %v, the expression says %v", s, got, want)
+		}
+	})
 }

@@ -65,16 +65,22 @@ func settingsOf(p *Policy) *Policy {
 	return &s
 }
 
+// CacheIsOf reports whether data, an EncodeCache, is of this version and
+// of the policy bytes hashing to sha.
+func CacheIsOf(data []byte, sha string) bool {
+	head, _, _ := bytes.Cut(data, []byte("\n"))
+	return string(head) == "sandbox-policy-cache\t"+cacheVersion+"\t"+sha
+}
+
 // DecodeCache rebuilds the policy whose bytes hash to sha. The lines
 // are cut out of one string (no copy per line or field), and shell rules
 // whose command name is a plain word are compiled on first use: the
 // cache is signed and was written from a parsed policy.
 func DecodeCache(data []byte, file, sha string) (*Policy, error) {
-	text := string(data)
-	head, text, _ := strings.Cut(text, "\n")
-	if head != "sandbox-policy-cache\t"+cacheVersion+"\t"+sha {
+	if !CacheIsOf(data, sha) {
 		return nil, fmt.Errorf("cache is for another policy")
 	}
+	_, text, _ := strings.Cut(string(data), "\n")
 	p := &Policy{File: file, SHA256: sha, Rules: map[Trigger]*RuleSet{}, CI: map[Trigger]*RuleSet{}}
 	for _, t := range cacheTriggers {
 		p.Rules[t] = &RuleSet{}

@@ -45,6 +45,32 @@ func Accept(f folder.Folder, st *userstate.State, data []byte) error {
 	if err != nil {
 		return err
 	}
+	cache, err := policy.EncodeCache(p)
+	if err != nil {
+		cache = nil // a missing cache only costs time
+	}
+	return accept(f, st, data, cache)
+}
+
+// AcceptFrom records for f the policy accepted for folder from, whose
+// bytes are data (an agent's worktree gets its repository's): from's
+// compiled cache, when it verifies and is of these bytes, is signed again
+// for f instead of parsing data once more. Without one it is Accept.
+func AcceptFrom(from, f folder.Folder, st *userstate.State, data []byte) error {
+	dir, err := st.FolderDir(from.Root)
+	if err != nil {
+		return err
+	}
+	cache := cachePayload(dir, st, from.Root, sha256Hex(data))
+	if cache == nil {
+		return Accept(f, st, data)
+	}
+	return accept(f, st, data, cache)
+}
+
+// accept writes the accepted copy and its record, then the compiled
+// cache (nil: none).
+func accept(f folder.Folder, st *userstate.State, data, cache []byte) error {
 	dir, err := st.FolderDir(f.Root)
 	if err != nil {
 		return err
@@ -62,7 +88,9 @@ func Accept(f folder.Folder, st *userstate.State, data []byte) error {
 	if err := atomicfile.WriteFile(filepath.Join(dir, acceptedRecordName), append(js, '\n'), 0o600); err != nil {
 		return fmt.Errorf("accept policy: %w", err)
 	}
-	_ = writeCache(dir, st, f.Root, p) // a failed cache only costs time
+	if cache != nil {
+		_ = writeCache(dir, st, f.Root, cache) // a failed cache only costs time
+	}
 	return nil
 }
 

@@ -22,12 +22,8 @@ const (
 // readCache returns the cached accepted policy of the folder at root,
 // or nil when there is no valid cache for the bytes hashing to sha.
 func readCache(dir string, st *userstate.State, root, file, sha string) *policy.Policy {
-	data, err := readSmall(filepath.Join(dir, cacheName), 4*policy.MaxPolicySize)
-	if err != nil {
-		return nil
-	}
-	sig, payload, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || !verifyMACWith(st.Key, string(sig), cacheDomain, []string{root}, payload) {
+	payload := cachePayload(dir, st, root, sha)
+	if payload == nil {
 		return nil
 	}
 	p, err := policy.DecodeCache(payload, file, sha)
@@ -37,12 +33,25 @@ func readCache(dir string, st *userstate.State, root, file, sha string) *policy.
 	return p
 }
 
-// writeCache stores p for the folder at root; failing is harmless.
-func writeCache(dir string, st *userstate.State, root string, p *policy.Policy) error {
-	payload, err := policy.EncodeCache(p)
+// cachePayload returns the compiled policy cached for the folder at root
+// when its signature verifies and it is of the bytes hashing to sha; nil
+// otherwise.
+func cachePayload(dir string, st *userstate.State, root, sha string) []byte {
+	data, err := readSmall(filepath.Join(dir, cacheName), 4*policy.MaxPolicySize)
 	if err != nil {
-		return err
+		return nil
 	}
+	sig, payload, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || !verifyMACWith(st.Key, string(sig), cacheDomain, []string{root}, payload) ||
+		!policy.CacheIsOf(payload, sha) {
+		return nil
+	}
+	return payload
+}
+
+// writeCache stores a compiled policy (policy.EncodeCache) for the
+// folder at root; failing is harmless.
+func writeCache(dir string, st *userstate.State, root string, payload []byte) error {
 	sig := macWith(st.Key, cacheDomain, []string{root}, payload)
 	return atomicfile.WriteFile(filepath.Join(dir, cacheName), append([]byte(sig+"\n"), payload...), 0o600)
 }

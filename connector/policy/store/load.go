@@ -120,7 +120,9 @@ func acceptedPolicy(f folder.Folder, st *userstate.State, file string, data []by
 	if err != nil {
 		return nil, err
 	}
-	_ = writeCache(dir, st, f.Root, p) // a failed cache only costs time
+	if cache, err := policy.EncodeCache(p); err == nil {
+		_ = writeCache(dir, st, f.Root, cache) // a failed cache only costs time
+	}
 	return p, nil
 }
 
