@@ -127,10 +127,7 @@ func looseRef(worktree, ref string) (string, bool) {
 		return "", false
 	}
 	id := strings.TrimSpace(string(b))
-	if len(id) != 40 && len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
-		return "", false
-	}
-	return id, true
+	return id, validID(id)
 }
 
 // dirty reports whether MAIN's working tree has changes a worktree from a

@@ -186,34 +186,24 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 		return err
 	}
 	wt := folder.Folder{Root: sp.Worktree}
-	var base string
-	var baseErr, putErr, acceptErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if base, baseErr = resolveBase(ctx, r.Main.Root, sp.BaseRef); baseErr == nil {
-			rec := sp.Record
-			rec.Base = base
-			putErr = r.Put(rec)
-		}
-	})
-	wg.Go(func() { acceptErr = store.Accept(wt, st, policy) })
-	add := func() error {
-		_, err := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, sp.BaseRef+"^{commit}")
+	base, err := baseOf(ctx, r.Main.Root, sp.BaseRef)
+	if err != nil {
 		return err
 	}
-	// ours: the branch was not there before this add (known: the refs
-	// are files git keeps as we read them)
-	free, known := branchFree(r.Main.Root, sp.Branch)
-	ours := known && free
-	var addErr error
-	if known && !free {
-		addErr = errBranchThere
-	} else if addErr = add(); addErr != nil && ours && ctx.Err() == nil {
-		// git does not promise that worktrees added at once to one
-		// repository (a fan-out) all succeed: undo what this one did
-		// and add it once more
-		r.undoAdd(sp.Record)
-		addErr = add()
+	var putErr, acceptErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		rec := sp.Record
+		rec.Base = base
+		putErr = r.Put(rec)
+	})
+	wg.Go(func() { acceptErr = store.AcceptFrom(r.Main, wt, st, policy) })
+	addErr := addWorktree(ctx, r.Main.Root, sp.Worktree, sp.Branch, base)
+	// ours: git worktree add made the branch (it was not there before:
+	// known, the refs are files git keeps as we read them)
+	var ours bool
+	if errors.Is(addErr, errNotPlain) {
+		ours, addErr = r.gitWorktreeAdd(ctx, sp, base)
 	}
 	wg.Wait()
 	sp.made = addErr == nil
@@ -223,8 +213,6 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 		}
 	}()
 	switch {
-	case baseErr != nil:
-		return baseErr
 	case addErr != nil:
 		if ours {
 			r.undoAdd(sp.Record) // what git left of its try, the branch included
@@ -264,6 +252,30 @@ func writePolicy(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// gitWorktreeAdd is addWorktree's work done by git worktree add, for
+// the repositories addWorktree does not write for. ours: the branch was
+// not there before (the refs are files git keeps as we read them), so a
+// failure may take back what git made of it.
+func (r *Registry) gitWorktreeAdd(ctx context.Context, sp *Spawned, base string) (ours bool, err error) {
+	add := func() error {
+		_, err := git(ctx, r.Main.Root, "worktree", "add", "--quiet", "-b", sp.Branch, "--end-of-options", sp.Worktree, base)
+		return err
+	}
+	free, known := branchFree(r.Main.Root, sp.Branch)
+	ours = known && free
+	if known && !free {
+		return false, errBranchThere
+	}
+	if err = add(); err != nil && ours && ctx.Err() == nil {
+		// git does not promise that worktrees added at once to one
+		// repository (a fan-out) all succeed: undo what this one did
+		// and add it once more
+		r.undoAdd(sp.Record)
+		err = add()
+	}
+	return ours, err
 }
 
 // unmakeTree undoes a spawn that failed before its supervisor started.
