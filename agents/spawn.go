@@ -198,7 +198,10 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 		putErr = r.Put(rec)
 	})
 	wg.Go(func() { acceptErr = store.AcceptFrom(r.Main, wt, st, policy) })
-	addErr := addWorktree(ctx, r.Main.Root, sp.Worktree, sp.Branch, base)
+	// the bus's directories are made while git checks the files out
+	// (wt.Create after the checkout finds them, and refuses any that a
+	// checkout replaced)
+	addErr := addWorktree(ctx, r.Main.Root, sp.Worktree, sp.Branch, base, func() { wt.Create() })
 	// ours: git worktree add made the branch (it was not there before:
 	// known, the refs are files git keeps as we read them)
 	var ours bool

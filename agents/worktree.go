@@ -34,10 +34,12 @@ var errNotPlain = errors.New("not a repository whose worktree spawn writes itsel
 
 // addWorktree makes wt (absolute, not there) a linked worktree of the
 // repository at main on the new branch refs/heads/branch at commit base,
-// checked out. Nothing is left of a try that failed; errNotPlain (nothing
-// written) leaves it to git worktree add, errBranchThere says the branch
-// exists.
-func addWorktree(ctx context.Context, main, wt, branch, base string) (err error) {
+// checked out. beside (when not nil) runs while git checks the files
+// out, once wt is there; what it makes there must survive a checkout
+// (git replaces what is in a tracked file's way). Nothing is left of a
+// try that failed; errNotPlain (nothing written) leaves it to git
+// worktree add, errBranchThere says the branch exists.
+func addWorktree(ctx context.Context, main, wt, branch, base string, beside func()) (err error) {
 	gitDir := filepath.Join(main, ".git")
 	if runtime.GOOS == "windows" || !plainRepo(gitDir) || !validID(base) {
 		return errNotPlain // git's files name Windows paths in its own way
@@ -77,7 +79,17 @@ func addWorktree(ctx context.Context, main, wt, branch, base string) (err error)
 	if err = os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 		return err
 	}
-	if _, err = git(ctx, wt, "reset", "--hard", "--quiet", "--no-recurse-submodules"); err != nil {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if beside != nil {
+			beside()
+		}
+	}()
+	_, err = git(ctx, wt, "reset", "--hard", "--quiet", "--no-recurse-submodules")
+	<-done
+
+	if err != nil {
 		return err
 	}
 	return os.Remove(filepath.Join(admin, "locked"))

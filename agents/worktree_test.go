@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sandbox-dev/sandbox/connector/folder"
 )
 
 // TestAddWorktreeAsGitDoes: the worktree addWorktree writes is the one
@@ -18,7 +21,7 @@ func TestAddWorktreeAsGitDoes(t *testing.T) {
 	ctx := context.Background()
 	base := r.rev("main")
 	mine := filepath.Join(r.root, ".sandbox", "worktrees", "mine")
-	if err := addWorktree(ctx, r.root, mine, "sandbox/mine", base); err != nil {
+	if err := addWorktree(ctx, r.root, mine, "sandbox/mine", base, nil); err != nil {
 		t.Fatal(err)
 	}
 	common := filepath.Join(r.root, ".git")
@@ -78,27 +81,27 @@ func TestAddWorktreeRefusals(t *testing.T) {
 	}
 
 	// the branch is there: loose (sandbox/a), packed, or locked
-	if err := addWorktree(ctx, r.root, wt("b"), "sandbox/a", base); err != errBranchThere {
+	if err := addWorktree(ctx, r.root, wt("b"), "sandbox/a", base, nil); err != errBranchThere {
 		t.Errorf("loose branch: %v", err)
 	}
 	nothing("b")
 	gitT(t, r.root, "branch", "packed")
 	gitT(t, r.root, "pack-refs", "--all")
-	if err := addWorktree(ctx, r.root, wt("c"), "packed", base); err != errBranchThere {
+	if err := addWorktree(ctx, r.root, wt("c"), "packed", base, nil); err != errBranchThere {
 		t.Errorf("packed branch: %v", err)
 	}
 	nothing("c")
 	gitT(t, r.root, "branch", "deep/er")
 	gitT(t, r.root, "pack-refs", "--all")
 	for _, b := range []string{"packed/below", "deep"} { // a packed branch is its directory, or below it
-		if err := addWorktree(ctx, r.root, wt("c"), b, base); err != errBranchThere {
+		if err := addWorktree(ctx, r.root, wt("c"), b, base, nil); err != errBranchThere {
 			t.Errorf("branch %s beside packed refs: %v", b, err)
 		}
 		nothing("c")
 	}
 	os.MkdirAll(filepath.Join(common, "refs", "heads", "sandbox"), 0o755)
 	os.WriteFile(filepath.Join(common, "refs", "heads", "sandbox", "d.lock"), nil, 0o644)
-	if err := addWorktree(ctx, r.root, wt("d"), "sandbox/d", base); err != errBranchThere {
+	if err := addWorktree(ctx, r.root, wt("d"), "sandbox/d", base, nil); err != errBranchThere {
 		t.Errorf("branch being written: %v", err)
 	}
 	nothing("d")
@@ -109,7 +112,7 @@ func TestAddWorktreeRefusals(t *testing.T) {
 	for _, extra := range []string{"[core]\n\tworktree = /elsewhere\n", "[extensions]\n\tworktreeConfig = true\n",
 		"[core]\n\tsparseCheckout = true\n", "[include]\n\tpath = more\n", "[core]\n\tbare = true\n"} {
 		os.WriteFile(filepath.Join(common, "config"), []byte(cfg+extra), 0o644)
-		if err := addWorktree(ctx, r.root, wt("e"), "sandbox/e", base); !errors.Is(err, errNotPlain) {
+		if err := addWorktree(ctx, r.root, wt("e"), "sandbox/e", base, nil); !errors.Is(err, errNotPlain) {
 			t.Errorf("config %q: %v", extra, err)
 		}
 		nothing("e")
@@ -118,13 +121,13 @@ func TestAddWorktreeRefusals(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(common, "config"), []byte(cfg), 0o644)
-	if err := addWorktree(ctx, r.root, wt("e"), "sandbox/e", "HEAD"); !errors.Is(err, errNotPlain) {
+	if err := addWorktree(ctx, r.root, wt("e"), "sandbox/e", "HEAD", nil); !errors.Is(err, errNotPlain) {
 		t.Errorf("a base that is no object id: %v", err)
 	}
 
 	// an administrative directory of the name is there: git's number
 	os.MkdirAll(filepath.Join(common, "worktrees", "f"), 0o755)
-	if err := addWorktree(ctx, r.root, wt("f"), "sandbox/f", base); err != nil {
+	if err := addWorktree(ctx, r.root, wt("f"), "sandbox/f", base, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := readT(t, filepath.Join(wt("f"), ".git")); got != "gitdir: "+filepath.Join(common, "worktrees", "f1")+"\n" {
@@ -137,7 +140,7 @@ func TestAddWorktreeRefusals(t *testing.T) {
 
 	// the checkout fails (a commit the repository does not have)
 	missing := strings.Repeat("1", len(base))
-	if err := addWorktree(ctx, r.root, wt("g"), "sandbox/g", missing); err == nil {
+	if err := addWorktree(ctx, r.root, wt("g"), "sandbox/g", missing, nil); err == nil {
 		t.Fatal("a checkout of a missing commit succeeded")
 	}
 	nothing("g")
@@ -179,4 +182,41 @@ func readT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestBusMadeBesideTheCheckout: the bus's directories made while git
+// checks out a base whose tree holds a file or a link where one of them
+// goes are replaced by the checkout, and the check after it refuses the
+// worktree, as it refused such a tree when the directories came after.
+func TestBusMadeBesideTheCheckout(t *testing.T) {
+	r := newLandRepo(t, "a")
+	ctx := context.Background()
+	for i, plant := range []func(root string){
+		func(root string) { write(t, root, ".sandbox/escalations", "not a directory\n") },
+		func(root string) {
+			os.MkdirAll(filepath.Join(root, ".sandbox"), 0o755)
+			os.Symlink("/tmp", filepath.Join(root, ".sandbox", "shims"))
+		},
+	} {
+		gitT(t, r.root, "checkout", "-q", "-b", "planted"+strconv.Itoa(i), "main")
+		plant(r.root)
+		gitT(t, r.root, "add", "-f", ".sandbox")
+		gitT(t, r.root, "commit", "-q", "-m", "planted")
+		base := r.rev("HEAD")
+		gitT(t, r.root, "rm", "-rq", "--cached", ".sandbox")
+		os.RemoveAll(filepath.Join(r.root, ".sandbox", "escalations"))
+		os.Remove(filepath.Join(r.root, ".sandbox", "shims"))
+		gitT(t, r.root, "checkout", "-q", "-f", "main")
+
+		wt := folder.Folder{Root: filepath.Join(r.root, ".sandbox", "worktrees", "p"+strconv.Itoa(i))}
+		// git replaces the directories in its way (or, had it failed on
+		// them, the add fails: refused as well)
+		if err := addWorktree(ctx, r.root, wt.Root, "sandbox/p"+strconv.Itoa(i), base, func() { wt.Create() }); err != nil {
+			t.Logf("plant %d: refused by the add: %v", i, err)
+			continue
+		}
+		if err := wt.Create(); err == nil {
+			t.Errorf("plant %d: the bus of a worktree whose tree replaced one of its directories was taken", i)
+		}
+	}
 }
