@@ -15,6 +15,7 @@ import (
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
+	"github.com/sandbox-dev/sandbox/launcher"
 )
 
 // CommandAgent is Record.Agent for a command given after `--`.
@@ -130,7 +131,7 @@ func (r *Registry) Spawn(ctx context.Context, o SpawnOptions) (sp Spawned, err e
 		PID: sup.pid, Started: time.Now().UTC(),
 	}
 	t0 := time.Now()
-	err = r.makeTree(ctx, &sp, policy, o.State)
+	err = r.makeTree(ctx, &sp, policy, o.State, o.Exe)
 	if err != nil {
 		if sp.made {
 			r.unmakeTree(sp.Record)
@@ -181,7 +182,7 @@ func (r *Registry) checkFree(ctx context.Context, name string) error {
 // resolution and the record, the acceptance (per-user state, keyed by
 // the worktree's path); each synced write after the checkout would wait
 // for the checkout's journal commit.
-func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st *userstate.State) (err error) {
+func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st *userstate.State, exe string) (err error) {
 	if err := os.MkdirAll(r.WorktreesDir(), 0o755); err != nil {
 		return err
 	}
@@ -198,10 +199,16 @@ func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st 
 		putErr = r.Put(rec)
 	})
 	wg.Go(func() { acceptErr = store.AcceptFrom(r.Main, wt, st, policy) })
-	// the bus's directories are made while git checks the files out
-	// (wt.Create after the checkout finds them, and refuses any that a
-	// checkout replaced)
-	addErr := addWorktree(ctx, r.Main.Root, sp.Worktree, sp.Branch, base, func() { wt.Create() })
+	// the bus's directories and the shims are made while git checks the
+	// files out (wt.Create after the checkout finds them, and refuses any
+	// that a checkout replaced; the supervisor's bus checks every shim)
+	addErr := addWorktree(ctx, r.Main.Root, sp.Worktree, sp.Branch, base, func() {
+		if wt.Create() == nil {
+			if e, _, err := store.Load(r.Main, st, nil); err == nil {
+				launcher.PrepareShims(wt, e, exe)
+			}
+		}
+	})
 	// ours: git worktree add made the branch (it was not there before:
 	// known, the refs are files git keeps as we read them)
 	var ours bool

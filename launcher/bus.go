@@ -191,17 +191,11 @@ func (b *Bus) refreshCache(e *policy.Engine) {
 
 // installShims links the policy's shims (or the default list).
 func (b *Bus) installShims(exe string, e *policy.Engine) error {
-	b.names = shims.Default
-	if e.Status() != policy.StatusNothingAccepted && e.Policy().Shims != nil {
-		b.names = e.Policy().Shims
-	}
+	b.names = shimNames(e)
 	if exe == "" {
-		p, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("shims: %w", err)
-		}
-		if exe, err = filepath.EvalSymlinks(p); err != nil {
-			return fmt.Errorf("shims: %w", err)
+		var err error
+		if exe, err = thisBinary(); err != nil {
+			return err
 		}
 	}
 	if b.memo.linksCurrent(b.f.Shims(), exe, b.names) {
@@ -212,6 +206,43 @@ func (b *Bus) installShims(exe string, e *policy.Engine) error {
 	}
 	b.memo.linksInstalled(b.f.Shims(), exe, b.names)
 	return nil
+}
+
+// shimNames is the shims of policy e: its `shims:`, or the default list.
+func shimNames(e *policy.Engine) []string {
+	if e.Status() != policy.StatusNothingAccepted && e.Policy().Shims != nil {
+		return e.Policy().Shims
+	}
+	return shims.Default
+}
+
+// thisBinary is the running executable, links resolved: what the shims
+// link to.
+func thisBinary() (string, error) {
+	p, err := os.Executable()
+	if err == nil {
+		p, err = filepath.EvalSymlinks(p)
+	}
+	if err != nil {
+		return "", fmt.Errorf("shims: %w", err)
+	}
+	return p, nil
+}
+
+// PrepareShims links folder f's shims for policy e ahead of its first
+// run (a new agent's worktree, while git checks it out), to exe or, when
+// exe is "", to this binary. The run's bus checks each one again and
+// replaces what is not the binary.
+func PrepareShims(f folder.Folder, e *policy.Engine, exe string) error {
+	if exe == "" {
+		var err error
+		if exe, err = thisBinary(); err != nil {
+			return err
+		}
+	} else if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	return shims.Install(f.Shims(), exe, shimNames(e))
 }
 
 // Session is the run's session id, carried by its requests.

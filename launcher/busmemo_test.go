@@ -146,3 +146,66 @@ func (m *BusMemo) hashForTest(t *testing.T, f folder.Folder, st *userstate.State
 	}
 	return e.Policy().SHA256
 }
+
+// TestPrepareShims: a folder's shims linked ahead of its first run are
+// its policy's, to the binary (its links resolved); the run's bus leaves
+// them as they are and replaces one that is not the binary (what a
+// checkout beside PrepareShims could have put there).
+func TestPrepareShims(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the shims are copies on Windows")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	f := folder.Folder{Root: root}
+	if err := f.Create(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := "version: 1\nshims: [git, npm]\n"
+	os.WriteFile(f.Policy(), []byte(yaml), 0o644)
+	if err := store.Accept(f, st, []byte(yaml)); err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := store.Load(f, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	exe := filepath.Join(dir, "sandbox")
+	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
+	alias := filepath.Join(dir, "alias")
+	os.Symlink(exe, alias)
+	if err := PrepareShims(f, e, alias); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := os.ReadDir(f.Shims())
+	var got []string
+	for _, n := range names {
+		got = append(got, n.Name())
+		if l, _ := os.Readlink(filepath.Join(f.Shims(), n.Name())); l != exe {
+			t.Errorf("%s links to %q, want %s", n.Name(), l, exe)
+		}
+	}
+	if !slices.Equal(got, []string{"git", "npm"}) {
+		t.Errorf("shims %v, want the policy's git and npm", got)
+	}
+	os.Remove(filepath.Join(f.Shims(), "npm"))
+	os.WriteFile(filepath.Join(f.Shims(), "npm"), []byte("#!/bin/sh\necho planted\n"), 0o755)
+	b, err := OpenBus(BusOptions{Folder: f, State: st, Exe: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.wait(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	for _, n := range []string{"git", "npm"} {
+		if l, _ := os.Readlink(filepath.Join(f.Shims(), n)); l != exe {
+			t.Errorf("after the run's bus, %s links to %q, want %s", n, l, exe)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,10 +41,14 @@ func Install(dir, exe string, names []string) error {
 // installOne puts exe at dir/name unless it is already there.
 func installOne(dir, exe, name string, self os.FileInfo) error {
 	target := filepath.Join(dir, name)
-	if fi, err := os.Stat(target); err == nil && os.SameFile(fi, self) {
+	fi, err := os.Stat(target)
+	if err == nil && os.SameFile(fi, self) {
 		if l, err := os.Readlink(target); err != nil || l == exe {
 			return nil // the same binary: a current link, hard link or this very file
 		}
+	}
+	if errors.Is(err, fs.ErrNotExist) && runtime.GOOS != "windows" && os.Symlink(exe, target) == nil {
+		return nil // a new name: a symbolic link is made whole at once
 	}
 	tmp := filepath.Join(dir, ".tmp-"+name+"-"+randHex())
 	if err := link(exe, tmp); err != nil {
