@@ -209,3 +209,36 @@ func TestPrepareShims(t *testing.T) {
 		}
 	}
 }
+
+// TestBusInAFreshClone: a fresh clone's .sandbox/ holds only what is
+// committed (no shims directory): its first run's bus writes the shims'
+// policy cache all the same, so the shims decide by the accepted policy
+// from that first run on.
+func TestBusInAFreshClone(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	f := folder.Folder{Root: root}
+	if err := os.MkdirAll(f.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := "version: 1\nshell:\n  allow: [\"git status\"]\n"
+	os.WriteFile(f.Policy(), []byte(yaml), 0o644)
+	if err := store.Accept(f, st, []byte(yaml)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenBus(BusOptions{Folder: f, State: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.wait(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if _, err := os.Stat(shims.CachePath(f.Shims())); err != nil {
+		t.Errorf("no shim policy cache after the first run's bus: %v", err)
+	}
+}

@@ -32,6 +32,11 @@ func WriteCache(dir string, p *policy.Policy) error {
 	if old, err := os.ReadFile(CachePath(dir)); err == nil && string(old) == string(data) {
 		return nil
 	}
+	// a fresh clone's .sandbox/ has no shims directory yet: the run's bus
+	// writes the cache before it links the shims
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("shim policy cache: %w", err)
+	}
 	// derived from the accepted policy, and written again by the next run
 	// when missing or stale: no sync (a bad cache makes the shims escalate)
 	if err := atomicfile.Replace(CachePath(dir), data, 0o644); err != nil {
