@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -88,7 +89,6 @@ func addWorktree(ctx context.Context, main, wt, branch, base string, beside func
 	}()
 	_, err = git(ctx, wt, "reset", "--hard", "--quiet", "--no-recurse-submodules")
 	<-done
-
 	if err != nil {
 		return err
 	}
@@ -117,8 +117,13 @@ func plainRepo(gitDir string) bool {
 		}
 		return r
 	}, strings.ToLower(cfg))
-	for _, s := range []string{"worktree", "sparse", "refstorage", "[include", "bare=true"} {
+	for _, s := range []string{"worktree", "sparse", "refstorage", "[include"} {
 		if strings.Contains(flat, s) {
+			return false
+		}
+	}
+	for line := range strings.Lines(flat) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "bare="); ok && !slices.Contains([]string{"false", "no", "off", "0"}, v) {
 			return false
 		}
 	}

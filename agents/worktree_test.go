@@ -110,7 +110,7 @@ func TestAddWorktreeRefusals(t *testing.T) {
 	// configs a new worktree must follow: git worktree add's
 	cfg := readT(t, filepath.Join(common, "config"))
 	for _, extra := range []string{"[core]\n\tworktree = /elsewhere\n", "[extensions]\n\tworktreeConfig = true\n",
-		"[core]\n\tsparseCheckout = true\n", "[include]\n\tpath = more\n", "[core]\n\tbare = true\n"} {
+		"[core]\n\tsparseCheckout = true\n", "[include]\n\tpath = more\n", "[core]\n\tbare = true\n", "[core]\n\tbare = yes\n"} {
 		os.WriteFile(filepath.Join(common, "config"), []byte(cfg+extra), 0o644)
 		if err := addWorktree(ctx, r.root, wt("e"), "sandbox/e", base, nil); !errors.Is(err, errNotPlain) {
 			t.Errorf("config %q: %v", extra, err)
