@@ -166,6 +166,10 @@ func (h *harness) pending(t testing.TB, n int) []RequestView {
 	t.Helper()
 	var list struct{ Requests []RequestView }
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		// a fresh value each time: decoding into the last answer's slice
+		// keeps, in each reused element, the fields this answer omits
+		// (a MAIN request once showed the agent's branch it replaced)
+		list.Requests = nil
 		decode(t, h.do(t, "GET", "/api/requests?state=pending", ""), 200, &list)
 		if len(list.Requests) == n || time.Now().After(deadline) {
 			break
