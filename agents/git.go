@@ -151,7 +151,7 @@ func branchExists(ctx context.Context, main, branch string) bool {
 // way (reftable), or a file could not be read.
 func branchFree(main, branch string) (free, known bool) {
 	gitDir := filepath.Join(main, ".git")
-	if _, err := os.Lstat(filepath.Join(gitDir, "reftable")); !errors.Is(err, fs.ErrNotExist) {
+	if !refsAreFiles(gitDir) {
 		return false, false
 	}
 	ref := "refs/heads/" + branch
@@ -161,17 +161,33 @@ func branchFree(main, branch string) (free, known bool) {
 	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 		return false, false
 	}
+	_, found, ok := packedRef(gitDir, func(name string) bool { return name == ref })
+	return ok && !found, ok
+}
+
+// refsAreFiles reports whether the repository at gitDir keeps its refs
+// as loose files and packed-refs, as this package reads them (not in a
+// reftable).
+func refsAreFiles(gitDir string) bool {
+	_, err := os.Lstat(filepath.Join(gitDir, "reftable"))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// packedRef returns the object id of the first ref in gitDir's
+// packed-refs whose name match accepts: found is false when none does
+// (a missing file packs none), ok false when the file cannot be read.
+func packedRef(gitDir string, match func(name string) bool) (id string, found, ok bool) {
 	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return true, true
+		return "", false, true
 	}
 	if err != nil {
-		return false, false
+		return "", false, false
 	}
 	for line := range strings.Lines(string(packed)) {
-		if _, name, ok := strings.Cut(strings.TrimRight(line, "\r\n"), " "); ok && name == ref {
-			return false, true
+		if id, name, cut := strings.Cut(strings.TrimRight(line, "\r\n"), " "); cut && match(name) {
+			return id, true, true
 		}
 	}
-	return true, true
+	return "", false, true
 }

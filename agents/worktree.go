@@ -101,7 +101,7 @@ func addWorktree(ctx context.Context, main, wt, branch, base string, beside func
 // ref storage, or an included file that could say any of these. It errs
 // towards git worktree add.
 func plainRepo(gitDir string) bool {
-	if _, err := os.Lstat(filepath.Join(gitDir, "reftable")); !errors.Is(err, fs.ErrNotExist) {
+	if !refsAreFiles(gitDir) {
 		return false
 	}
 	if fi, err := os.Lstat(filepath.Join(gitDir, "refs", "heads")); err != nil || !fi.IsDir() {
@@ -177,20 +177,10 @@ func createRef(main, gitDir, branch, id string) error {
 // packed forbids refs/heads/sandbox/x, as a file of the name does);
 // known is false when it cannot be read.
 func noPackedPrefix(gitDir, ref string) (free, known bool) {
-	packed, err := readSmall(filepath.Join(gitDir, "packed-refs"), 64<<20)
-	if errors.Is(err, fs.ErrNotExist) {
-		return true, true
-	}
-	if err != nil {
-		return false, false
-	}
-	for line := range strings.Lines(packed) {
-		_, name, ok := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
-		if ok && (strings.HasPrefix(ref, name+"/") || strings.HasPrefix(name, ref+"/")) {
-			return false, true
-		}
-	}
-	return true, true
+	_, found, ok := packedRef(gitDir, func(name string) bool {
+		return strings.HasPrefix(ref, name+"/") || strings.HasPrefix(name, ref+"/")
+	})
+	return ok && !found, ok
 }
 
 // deleteRef removes the loose ref this spawn created, while it still
@@ -248,16 +238,8 @@ func headCommit(gitDir string) (string, bool) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", false
 	}
-	packed, err := readSmall(filepath.Join(gitDir, "packed-refs"), 64<<20)
-	if err != nil {
-		return "", false
-	}
-	for line := range strings.Lines(packed) {
-		if id, n, ok := strings.Cut(strings.TrimRight(line, "\r\n"), " "); ok && n == name {
-			return id, validID(id)
-		}
-	}
-	return "", false
+	id, found, ok := packedRef(gitDir, func(n string) bool { return n == name })
+	return id, ok && found && validID(id)
 }
 
 // validID: a full object id, SHA-1 or SHA-256, in lower case.
