@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/adapter"
 	"github.com/sandbox-dev/sandbox/connector/folder"
+	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/userstate"
 	"github.com/sandbox-dev/sandbox/launcher"
@@ -42,6 +43,9 @@ type supervisor struct {
 	// ci holds what the CI approver decided in the setup's and the
 	// agent's runs (a CI agent).
 	ci []launcher.CIEscalation
+	// loaded is the worktree's policy as Supervise read it: the first
+	// run's bus takes it instead of reading it again (then nil).
+	loaded *policy.Engine
 }
 
 // Supervise runs agent name until it ends or ctx is cancelled (stop),
@@ -68,7 +72,7 @@ func (r *Registry) Supervise(ctx context.Context, name string, lock *Lock, o Sup
 			return err
 		}
 	}
-	setup, serr := s.setupCommand(folder.Folder{Root: rec.Worktree})
+	setup, serr := s.setupCommand(folder.Folder{Root: rec.Worktree}) // sets s.loaded
 	fmt.Fprintf(s.log, "sandbox: agent %s: supervisor %d started %s\n", name, rec.PID, rec.Started.Format(time.RFC3339))
 	res, err := s.run(ctx, rec, setup, serr)
 	if rec.CI {
@@ -140,12 +144,17 @@ func (s *supervisor) tell() {
 }
 
 // setupCommand reads agents.setup from the worktree's accepted policy
-// (MAIN's, accepted for it at spawn).
+// (MAIN's, accepted for it at spawn), and keeps the policy for the first
+// run's bus.
 func (s *supervisor) setupCommand(wt folder.Folder) (string, error) {
-	eng, _, err := store.Load(wt, s.o.State, s.o.Logger)
+	eng, warns, err := store.Load(wt, s.o.State, s.o.Logger)
 	if err != nil {
 		return "", fmt.Errorf("%s: the worktree's policy: %w", wt.Root, err)
 	}
+	for _, w := range warns {
+		s.o.Logger.Warn("policy", "warning", w) // as the bus logs its loads'
+	}
+	s.loaded = eng
 	return eng.Settings().Agents.Setup, nil
 }
 
@@ -194,7 +203,9 @@ type stdio struct {
 // is the worktree, with the policy's limits.
 func (s *supervisor) jailRun(ctx context.Context, rec Record, argv []string, agent string, io stdio, started func()) (launcher.Result, error) {
 	wt := folder.Folder{Root: rec.Worktree}
-	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Agent: agent, CI: rec.CI, Logger: s.o.Logger})
+	loaded := s.loaded
+	s.loaded = nil
+	bus, err := launcher.OpenBus(launcher.BusOptions{Folder: wt, State: s.o.State, Agent: agent, CI: rec.CI, Logger: s.o.Logger, Loaded: loaded})
 	if err != nil {
 		return launcher.Result{}, err
 	}

@@ -42,6 +42,11 @@ type BusOptions struct {
 	// between the runs of a long-running process (the hook server); nil
 	// does it all anew.
 	Memo *BusMemo
+	// Loaded, when set, is the folder's accepted policy as its opener
+	// has just loaded it (store.Load, its warnings told): the bus's first
+	// load, not made again. Every later load (each decision) reads the
+	// files.
+	Loaded *policy.Engine
 	// NoHookCheckpoints: no agent's hook runs in this jail (connector
 	// mode's one command; its hook ran outside and kept what it needed),
 	// so Serve starts no checkpoint server.
@@ -110,14 +115,20 @@ func OpenBus(o BusOptions) (b *Bus, err error) {
 		b.ci = newCIApprover(b)
 	}
 	b.ready, b.loaded = make(chan struct{}), make(chan struct{})
-	go b.prepare(o.Exe)
+	go b.prepare(o.Exe, o.Loaded)
 	return b, nil
 }
 
-// prepare loads the policy, installs the shims and opens the CI approver.
-func (b *Bus) prepare(exe string) {
+// prepare loads the policy (or takes loaded), installs the shims and
+// opens the CI approver.
+func (b *Bus) prepare(exe string, loaded *policy.Engine) {
 	defer close(b.ready)
-	e, err := b.load()
+	e, err := loaded, error(nil)
+	if e != nil {
+		b.refreshCache(e)
+	} else {
+		e, err = b.load()
+	}
 	b.engine = e
 	close(b.loaded)
 	if err == nil {

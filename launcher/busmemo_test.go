@@ -242,3 +242,59 @@ func TestBusInAFreshClone(t *testing.T) {
 		t.Errorf("no shim policy cache after the first run's bus: %v", err)
 	}
 }
+
+// TestBusTakesLoadedPolicy: a bus handed the policy its opener just
+// loaded starts from that engine (its shims and cache follow it) instead
+// of loading it again, and its next load reads the files: a policy
+// accepted since is the one the decisions get.
+func TestBusTakesLoadedPolicy(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	f := folder.Folder{Root: root}
+	if err := os.MkdirAll(f.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accept := func(yaml string) {
+		t.Helper()
+		if err := os.WriteFile(f.Policy(), []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Accept(f, st, []byte(yaml)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accept("version: 1\nshell:\n  allow: [\"git status\"]\nshims: [git, npm]\n")
+	loaded, _, err := store.Load(f, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accept("version: 1\nshell:\n  allow: [\"make test\"]\nshims: [make]\n")
+	b, err := OpenBus(BusOptions{Folder: f, State: st, Loaded: loaded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.wait(); err != nil {
+		t.Fatal(err)
+	}
+	if b.Policy() != loaded {
+		t.Fatal("the bus loaded the policy again instead of taking the one it was handed")
+	}
+	if !slices.Equal(b.names, []string{"git", "npm"}) {
+		t.Errorf("shims %v, want the handed policy's [git npm]", b.names)
+	}
+	if b.cacheOf != loaded.Policy().SHA256 {
+		t.Errorf("shim cache of %q, want the handed policy's %q", b.cacheOf, loaded.Policy().SHA256)
+	}
+	next, err := b.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next == loaded || !slices.Equal(next.Policy().Shims, []string{"make"}) {
+		t.Errorf("the next load did not read the policy accepted since: shims %v", next.Policy().Shims)
+	}
+}
