@@ -15,30 +15,17 @@ set -euo pipefail
 spawns=${1:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /var/tmp/bench-agents.XXXXXX)
-cleanup() {
-  for a in $("$sb" agents list --dir "$work/repo" 2>/dev/null | awk '$3 == "running" {print $1}'); do
-    "$sb" agents stop "$a" --dir "$work/repo" >/dev/null 2>&1 || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=hack/agents-bench-lib.sh
+. "$root/hack/agents-bench-lib.sh"
+trap agents_bench_cleanup EXIT
 sb=$work/sandbox
 if [ -n "${SANDBOX:-}" ]; then
   dd if="$SANDBOX" of="$sb" bs=1M status=none && chmod 755 "$sb"
 else
   (cd "$root" && make -s build BIN="$sb")
 fi
-export XDG_STATE_HOME=$work/state GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-# a real repository's size: this one's tracked files
-git -C "$root" ls-files -z | (cd "$root" && tar --null -T - -cf -) | (mkdir -p "$work/repo" && tar -C "$work/repo" -xf -)
-git -C "$work/repo" init -q && git -C "$work/repo" add -A && git -C "$work/repo" commit -qm base
-"$sb" init "$work/repo" --claude >/dev/null
-git -C "$work/repo" add -A && git -C "$work/repo" commit -qm sandbox
+agents_bench_repo
 files=$(git -C "$work/repo" ls-files | wc -l)
-
-ms() { echo $(( ($2 - $1) / 1000000 )); }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "== agents: spawn to the agent's first instruction ($files files; $spawns spawns)"
 : >"$work/total" && : >"$work/wt" && : >"$work/run" && : >"$work/reported"
@@ -46,26 +33,10 @@ echo "== agents: spawn to the agent's first instruction ($files files; $spawns s
 # the removal of a worktree: a checkout right after 1,200 files were
 # deleted ran 100-300 ms slower here, whichever step came second. The
 # order of the plain checkout and the spawn alternates.
-plain() { # i: a worktree of the same repository, alone
-  sync
-  t0=$(date +%s%N)
-  git -C "$work/repo" worktree add -q -b "plain-$1" "$work/plain-$1" HEAD
-  ms "$t0" "$(date +%s%N)" >>"$work/wt"
-}
-run() { # a sandbox run start, alone
-  sync
-  t0=$(date +%s%N)
-  "$sb" run --quiet --dir "$work/repo" -- sh -c 'date +%s%N >.run-first' # /var/tmp is the jail's own
-  ms "$t0" "$(cat "$work/repo/.run-first")" >>"$work/run"
-  rm -f "$work/repo/.run-first"
-}
+plain() { plain_ms "$1" >>"$work/wt"; } # i: a worktree of the same repository, alone
+run() { run_ms >>"$work/run"; }           # a sandbox run start, alone
 spawn() { # i: the whole, until the agent's first instruction has run
-  sync
-  t0=$(date +%s%N)
-  "$sb" agents spawn "s$1" --dir "$work/repo" -- sh -c 'date +%s%N >.first; exec sleep 600' >"$work/spawn.err" 2>&1
-  wt=$work/repo/.sandbox/worktrees/s$1
-  for _ in $(seq 200); do [ -s "$wt/.first" ] && break; sleep 0.05; done
-  ms "$t0" "$(cat "$wt/.first")" >>"$work/total"
+  spawn_ms "$sb" "s$1" >>"$work/total"
   sed -n 's/.*times: \(.*\)/\1/p' "$work/spawn.err" >>"$work/reported"
   "$sb" agents stop "s$1" --dir "$work/repo" >/dev/null
 }

@@ -123,11 +123,12 @@ func OpenBus(o BusOptions) (b *Bus, err error) {
 // opens the CI approver.
 func (b *Bus) prepare(exe string, loaded *policy.Engine) {
 	defer close(b.ready)
-	e, err := loaded, error(nil)
-	if e != nil {
-		b.refreshCache(e)
-	} else {
+	var err error
+	e := loaded
+	if e == nil {
 		e, err = b.load()
+	} else {
+		b.refreshCache(e) // what load does after it reads
 	}
 	b.engine = e
 	close(b.loaded)

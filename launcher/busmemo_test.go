@@ -25,24 +25,9 @@ func TestBusMemo(t *testing.T) {
 	}
 	defer func(r time.Duration) { filestamp.Racy = r }(filestamp.Racy)
 	filestamp.Racy = 0 // everything here was written a moment ago
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	f := folder.Folder{Root: root}
+	f, st, accept := acceptingFolder(t)
 	for _, d := range f.Subdirs() {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := userstate.Open(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	accept := func(yaml string) {
-		t.Helper()
-		if err := os.WriteFile(f.Policy(), []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Accept(f, st, []byte(yaml)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,21 +140,11 @@ func TestPrepareShims(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the shims are copies on Windows")
 	}
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	f := folder.Folder{Root: root}
+	f, st, accept := acceptingFolder(t)
 	if err := f.Create(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := userstate.Open(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	yaml := "version: 1\nshims: [git, npm]\n"
-	os.WriteFile(f.Policy(), []byte(yaml), 0o644)
-	if err := store.Accept(f, st, []byte(yaml)); err != nil {
-		t.Fatal(err)
-	}
+	accept("version: 1\nshims: [git, npm]\n")
 	e, _, err := store.Load(f, st, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -215,21 +190,8 @@ func TestPrepareShims(t *testing.T) {
 // policy cache all the same, so the shims decide by the accepted policy
 // from that first run on.
 func TestBusInAFreshClone(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	f := folder.Folder{Root: root}
-	if err := os.MkdirAll(f.Dir(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	st, err := userstate.Open(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	yaml := "version: 1\nshell:\n  allow: [\"git status\"]\n"
-	os.WriteFile(f.Policy(), []byte(yaml), 0o644)
-	if err := store.Accept(f, st, []byte(yaml)); err != nil {
-		t.Fatal(err)
-	}
+	f, st, accept := acceptingFolder(t)
+	accept("version: 1\nshell:\n  allow: [\"git status\"]\n")
 	b, err := OpenBus(BusOptions{Folder: f, State: st})
 	if err != nil {
 		t.Fatal(err)
@@ -248,25 +210,7 @@ func TestBusInAFreshClone(t *testing.T) {
 // of loading it again, and its next load reads the files: a policy
 // accepted since is the one the decisions get.
 func TestBusTakesLoadedPolicy(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	f := folder.Folder{Root: root}
-	if err := os.MkdirAll(f.Dir(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	st, err := userstate.Open(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	accept := func(yaml string) {
-		t.Helper()
-		if err := os.WriteFile(f.Policy(), []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Accept(f, st, []byte(yaml)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f, st, accept := acceptingFolder(t)
 	accept("version: 1\nshell:\n  allow: [\"git status\"]\nshims: [git, npm]\n")
 	loaded, _, err := store.Load(f, st, nil)
 	if err != nil {
@@ -296,5 +240,30 @@ func TestBusTakesLoadedPolicy(t *testing.T) {
 	}
 	if next == loaded || !slices.Equal(next.Policy().Shims, []string{"make"}) {
 		t.Errorf("the next load did not read the policy accepted since: shims %v", next.Policy().Shims)
+	}
+}
+
+// acceptingFolder is a project with its .sandbox/ (nothing in it) and a
+// per-user state of its own; accept writes a policy and accepts it.
+func acceptingFolder(t *testing.T) (f folder.Folder, st *userstate.State, accept func(yaml string)) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	f = folder.Folder{Root: root}
+	if err := os.MkdirAll(f.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := userstate.Open(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, st, func(yaml string) {
+		t.Helper()
+		if err := os.WriteFile(f.Policy(), []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Accept(f, st, []byte(yaml)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
