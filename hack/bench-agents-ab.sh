@@ -8,6 +8,10 @@
 #   hack/bench-agents-ab.sh ROUNDS BIN...   (root; the binaries' order
 #                                           rotates from round to round)
 set -euo pipefail
+if [ $# -lt 2 ]; then
+  echo "usage: hack/bench-agents-ab.sh ROUNDS BIN..." >&2
+  exit 2
+fi
 rounds=$1; shift
 bins=("$@")
 work=$(mktemp -d /var/tmp/bench-agents-ab.XXXXXX)

@@ -33,6 +33,7 @@ rm -rf "$proj"
 
 for part in hack/bench-*.sh; do
   [ -e "$part" ] || continue
+  case $part in *-ab.sh) continue ;; esac # compares the binaries it is given: not a part
   echo
   if [ "$part" = hack/bench-shim.sh ]; then
     # bench-shim builds its own binary (cgo, for the shims' C fast path)
