@@ -84,11 +84,8 @@ func Open(main folder.Folder, stateDir string) (*Registry, error) {
 	return &Registry{Main: main, Dir: dir}, nil
 }
 
-// WorktreesDir is MAIN/.sandbox/worktrees.
-func (r *Registry) WorktreesDir() string { return filepath.Join(r.Main.Dir(), "worktrees") }
-
 // Worktree is where agent name's worktree lives.
-func (r *Registry) Worktree(name string) string { return filepath.Join(r.WorktreesDir(), name) }
+func (r *Registry) Worktree(name string) string { return filepath.Join(r.Main.Worktrees(), name) }
 
 // AgentDir is the per-agent directory of the trusted side.
 func (r *Registry) AgentDir(name string) string { return filepath.Join(r.Dir, name) }

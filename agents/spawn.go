@@ -183,7 +183,7 @@ func (r *Registry) checkFree(ctx context.Context, name string) error {
 // the worktree's path); each synced write after the checkout would wait
 // for the checkout's journal commit.
 func (r *Registry) makeTree(ctx context.Context, sp *Spawned, policy []byte, st *userstate.State, exe string) (err error) {
-	if err := os.MkdirAll(r.WorktreesDir(), 0o755); err != nil {
+	if err := os.MkdirAll(r.Main.Worktrees(), 0o755); err != nil {
 		return err
 	}
 	wt := folder.Folder{Root: sp.Worktree}

@@ -52,7 +52,7 @@ func newInboxRepo(t *testing.T, names ...string) *inboxRepo {
 // agent makes agent name's worktree folder and record.
 func (r *inboxRepo) agent(t *testing.T, name string) string {
 	t.Helper()
-	dir := filepath.Join(inbox.WorktreesDir(r.main), name)
+	dir := filepath.Join(r.main.Worktrees(), name)
 	f := folder.Folder{Root: dir}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func (r *inboxRepo) record(t *testing.T, name, worktree string) {
 	}
 }
 
-func (r *inboxRepo) dir(name string) string { return filepath.Join(inbox.WorktreesDir(r.main), name) }
+func (r *inboxRepo) dir(name string) string { return filepath.Join(r.main.Worktrees(), name) }
 
 // submitAs queues a request in dir directly, as an agent writing the bus
 // would, claiming to be client.

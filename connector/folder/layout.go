@@ -61,6 +61,13 @@ func (f Folder) Originals() string { return filepath.Join(f.Dir(), "originals") 
 // Shims holds the PATH shims for run mode.
 func (f Folder) Shims() string { return filepath.Join(f.Dir(), "shims") }
 
+// worktreesName is the directory of Worktrees, inside DirName.
+const worktreesName = "worktrees"
+
+// Worktrees holds the worktrees of the repository's agents (`sandbox
+// agents`), agent NAME's at Worktrees()/NAME. Only spawn makes it.
+func (f Folder) Worktrees() string { return filepath.Join(f.Dir(), worktreesName) }
+
 // Subdirs lists every directory `sandbox init` creates, parents first.
 func (f Folder) Subdirs() []string {
 	return []string{

@@ -41,7 +41,7 @@ func (f Folder) HowToApprove() string {
 // its place alone.
 func (f Folder) AgentWorktree() (main, name string, ok bool) {
 	wts := filepath.Dir(f.Root)
-	if filepath.Base(wts) != "worktrees" || filepath.Base(filepath.Dir(wts)) != DirName {
+	if filepath.Base(wts) != worktreesName || filepath.Base(filepath.Dir(wts)) != DirName {
 		return "", "", false
 	}
 	return filepath.Dir(filepath.Dir(wts)), filepath.Base(f.Root), true

@@ -15,21 +15,16 @@ import (
 // folder of somebody else's choosing into the human's inbox).
 var ErrNotAgentFolder = errors.New("not an agent worktree of this repository")
 
-// WorktreesDir is where the agents' worktrees live, under MAIN.
-func WorktreesDir(main folder.Folder) string {
-	return filepath.Join(main.Dir(), "worktrees")
-}
-
 // AgentFolder is the folder of agent name when worktree (the registry
 // record's) is exactly MAIN/.sandbox/worktrees/NAME: every directory from
 // MAIN down to the worktree and its .sandbox/ is a real directory, not a
 // link (a link is never followed, even one pointing back inside).
 func AgentFolder(main folder.Folder, name, worktree string) (folder.Folder, error) {
-	want := filepath.Join(WorktreesDir(main), name)
+	want := filepath.Join(main.Worktrees(), name)
 	if name == "" || name == "." || name == ".." || filepath.Base(want) != name || filepath.Clean(worktree) != want {
 		return folder.Folder{}, fmt.Errorf("agent %q: worktree %q: %w", name, worktree, ErrNotAgentFolder)
 	}
-	for _, dir := range []string{main.Dir(), WorktreesDir(main), want, filepath.Join(want, folder.DirName)} {
+	for _, dir := range []string{main.Dir(), main.Worktrees(), want, filepath.Join(want, folder.DirName)} {
 		fi, err := os.Lstat(dir)
 		if err != nil {
 			return folder.Folder{}, fmt.Errorf("agent %q: %w", name, err)

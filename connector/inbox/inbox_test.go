@@ -16,7 +16,7 @@ func fakeRepo(t *testing.T, names ...string) folder.Folder {
 	t.Helper()
 	main := testenv.Folder(t, t.TempDir())
 	for _, n := range names {
-		if err := os.MkdirAll(filepath.Join(WorktreesDir(main), n, folder.DirName), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(main.Worktrees(), n, folder.DirName), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -30,18 +30,18 @@ func TestAgentFolder(t *testing.T) {
 	os.MkdirAll(filepath.Join(elsewhere, folder.DirName), 0o755)
 	// A worktree folder that is a link, even to another agent's worktree
 	// inside MAIN, is not followed.
-	if err := os.Symlink(filepath.Join(WorktreesDir(main), "bob"), filepath.Join(WorktreesDir(main), "carol")); err != nil {
+	if err := os.Symlink(filepath.Join(main.Worktrees(), "bob"), filepath.Join(main.Worktrees(), "carol")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(elsewhere, filepath.Join(WorktreesDir(main), "dave")); err != nil {
+	if err := os.Symlink(elsewhere, filepath.Join(main.Worktrees(), "dave")); err != nil {
 		t.Fatal(err)
 	}
 	// A worktree whose own .sandbox/ is a link.
-	os.MkdirAll(filepath.Join(WorktreesDir(main), "erin"), 0o755)
-	if err := os.Symlink(filepath.Join(elsewhere, folder.DirName), filepath.Join(WorktreesDir(main), "erin", folder.DirName)); err != nil {
+	os.MkdirAll(filepath.Join(main.Worktrees(), "erin"), 0o755)
+	if err := os.Symlink(filepath.Join(elsewhere, folder.DirName), filepath.Join(main.Worktrees(), "erin", folder.DirName)); err != nil {
 		t.Fatal(err)
 	}
-	wt := func(n string) string { return filepath.Join(WorktreesDir(main), n) }
+	wt := func(n string) string { return filepath.Join(main.Worktrees(), n) }
 	for _, tc := range []struct {
 		name, agent, worktree string
 		ok                    bool
@@ -50,7 +50,7 @@ func TestAgentFolder(t *testing.T) {
 		{"unclean path to it", "alice", wt("alice") + "/./", true},
 		{"outside MAIN", "alice", elsewhere, false},
 		{"another agent's worktree", "alice", wt("bob"), false},
-		{"dot dot", "..", filepath.Join(WorktreesDir(main), ".."), false},
+		{"dot dot", "..", filepath.Join(main.Worktrees(), ".."), false},
 		{"a path as name", "x/../alice", wt("alice"), false},
 		{"symlink to a sibling", "carol", wt("carol"), false},
 		{"symlink outside", "dave", wt("dave"), false},

@@ -23,7 +23,7 @@ func TestRememberAll(t *testing.T) {
 	var targets []Target
 	folders := []folder.Folder{main}
 	for _, n := range []string{"alice", "bob"} {
-		f := testenv.Folder(t, mkdir(t, WorktreesDir(main), n))
+		f := testenv.Folder(t, mkdir(t, main.Worktrees(), n))
 		folders = append(folders, f)
 	}
 	for _, f := range folders {

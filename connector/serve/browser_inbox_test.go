@@ -14,7 +14,6 @@ import (
 
 	"github.com/sandbox-dev/sandbox/agents"
 	"github.com/sandbox-dev/sandbox/connector/folder"
-	"github.com/sandbox-dev/sandbox/connector/inbox"
 	"github.com/sandbox-dev/sandbox/connector/policy"
 	"github.com/sandbox-dev/sandbox/connector/policy/store"
 	"github.com/sandbox-dev/sandbox/connector/queue"
@@ -45,7 +44,7 @@ func TestDashboardInboxInABrowser(t *testing.T) {
 	}
 	dirs := map[string]string{}
 	for _, n := range []string{"alice", "bob"} {
-		f := acceptedFolder(t, st, filepath.Join(inbox.WorktreesDir(main), n))
+		f := acceptedFolder(t, st, filepath.Join(main.Worktrees(), n))
 		dirs[n] = f.Root
 		if err := reg.Put(agents.Record{Name: n, Agent: "command", Branch: "sandbox/" + n, Worktree: f.Root, State: agents.Running}); err != nil {
 			t.Fatal(err)

@@ -92,7 +92,7 @@ func (ih *inboxHarness) folder(t *testing.T, root string) folder.Folder {
 
 func (ih *inboxHarness) agent(t *testing.T, name string) inbox.Member {
 	t.Helper()
-	dir := filepath.Join(inbox.WorktreesDir(ih.main), name)
+	dir := filepath.Join(ih.main.Worktrees(), name)
 	os.MkdirAll(dir, 0o755)
 	f := ih.folder(t, dir)
 	return inbox.Member{Folder: f, Tag: inbox.Tag{Agent: name, Branch: "sandbox/" + name, Worktree: f.Root, State: "running"}}
@@ -128,7 +128,7 @@ func (ih *inboxHarness) in(t *testing.T, name string) *project {
 	t.Helper()
 	root := ih.main.Root
 	if name != inbox.MainName {
-		root = filepath.Join(inbox.WorktreesDir(ih.main), name)
+		root = filepath.Join(ih.main.Worktrees(), name)
 	}
 	p, ok := ih.byRoot.Load(root)
 	if !ok {
@@ -163,7 +163,7 @@ func TestInboxTagsRequestsByFolder(t *testing.T) {
 	for _, v := range ih.pending(t, 3) {
 		got[v.ID] = v
 	}
-	alice := filepath.Join(inbox.WorktreesDir(ih.main), "alice")
+	alice := filepath.Join(ih.main.Worktrees(), "alice")
 	for _, id := range []string{liar.ID, req.ID} {
 		if v := got[id]; v.Agent != "alice" || v.Branch != "sandbox/alice" || v.Worktree != alice {
 			t.Errorf("%s: agent %q branch %q worktree %q", id, v.Agent, v.Branch, v.Worktree)
