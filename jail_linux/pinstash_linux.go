@@ -47,9 +47,13 @@ func (s stash) close() {
 }
 
 // slot names the stash entry of a placeholder: its kind and a hash of
-// where it stands and what it holds.
+// its name in its tree and what it holds, not of the tree: the worktrees
+// of a repository's agents share one stash (MAIN's), and a placeholder
+// one agent's run left there serves the next agent's, whose worktree is
+// another tree. Two pins of one run with the same name and content in
+// two trees share a slot: the first takes the entry, the second is made.
 func slot(p placeholder) string {
-	h := sha256.Sum256([]byte(p.tree + "\x00" + p.rel + "\x00" + p.content))
+	h := sha256.Sum256([]byte(p.rel + "\x00" + p.content))
 	kind := "f-"
 	if p.dir {
 		kind = "d-"

@@ -4,6 +4,7 @@ package launcher
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
@@ -16,9 +17,17 @@ import (
 
 	"github.com/sandbox-dev/sandbox/connector/folder"
 	"github.com/sandbox-dev/sandbox/connector/testenv"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
+	probes["inode"] = func(a []string) error {
+		var st unix.Stat_t
+		if err := unix.Lstat(a[0], &st); err != nil {
+			return err
+		}
+		return verbatim(fmt.Sprintf("ino %d", st.Ino))
+	}
 	probes["remove"] = func(a []string) error { return os.Remove(a[0]) }
 	probes["mkdir"] = func(a []string) error { return os.Mkdir(a[0], 0o755) }
 	probes["symlink"] = func(a []string) error { return os.Symlink("/etc/passwd", a[0]) }
@@ -497,5 +506,82 @@ func TestJailMainWorktreeSeedsWorktreesDir(t *testing.T) {
 	}
 	if fi, err := os.Lstat(wts); err != nil || !fi.IsDir() {
 		t.Errorf("%s after the run: %v", wts, err)
+	}
+}
+
+// The worktrees of a repository's agents share MAIN's pin stash: the
+// placeholders a run in worktree a leaves there are the very ones a run
+// in worktree b then stands on (no new inode each), and neither jail can
+// write in the stash.
+func TestJailWorktreesShareMainsPinStash(t *testing.T) {
+	e := newWorktreeJail(t)
+	b, err := folder.New(filepath.Join(e.main, ".sandbox", "worktrees", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range b.Subdirs() {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, b.Policy(), "version: 1\n")
+	stash := filepath.Join(e.main, ".sandbox", "pins")
+	if got := e.project.PinStash(); got != stash {
+		t.Fatalf("worktree a's stash is %s, want MAIN's %s", got, stash)
+	}
+
+	runJailed(t, e.options(jailModes[0], "/bin/true"))
+	left := map[uint64]string{}
+	entries, _ := os.ReadDir(stash)
+	for _, en := range entries {
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(stash, en.Name()), &st); err != nil {
+			t.Fatal(err)
+		}
+		left[st.Ino] = en.Name()
+	}
+	if len(left) == 0 {
+		t.Fatal("a run in worktree a left no placeholder in MAIN's stash")
+	}
+	if own, _ := os.ReadDir(filepath.Join(e.wt, ".sandbox", "pins")); len(own) != 0 {
+		t.Errorf("worktree a has a stash of its own: %v", own)
+	}
+
+	names := []string{".github", ".envrc", ".vscode"}
+	var cases []probeCase
+	for _, n := range names {
+		cases = append(cases, probeCase{"inode " + n, "inode", []string{filepath.Join(b.Root, n)}})
+	}
+	attempts := append(forbidMissing(filepath.Join(stash, "planted")), attempt{probe: "rename", args: []string{stash, stash + ".moved"}})
+	for _, en := range entries[:1] {
+		attempts = append(attempts, attempt{probe: "remove", args: []string{filepath.Join(stash, en.Name())}})
+	}
+	for _, a := range attempts {
+		cases = append(cases, probeCase{a.probe + " " + strings.Join(a.args, " "), a.probe, a.args})
+	}
+	for _, m := range jailModes {
+		t.Run(m.name, func(t *testing.T) {
+			o := e.options(m, e.batchArgv(cases)...)
+			o.Folder = b
+			out, _ := runJailed(t, o)
+			got := batchResults(t, out, len(cases))
+			for i := range names {
+				if m.name != "namespaces" {
+					break // placeholders are the mount namespace's
+				}
+				var ino uint64
+				if _, err := fmt.Sscanf(got[i], "ino %d", &ino); err != nil {
+					t.Fatalf("%s: %q", cases[i].name, got[i])
+				}
+				if _, ok := left[ino]; !ok {
+					t.Errorf("%s in worktree b is inode %d, not one of the stash's %v", names[i], ino, left)
+				}
+			}
+			for i := len(names); i < len(cases); i++ {
+				if got[i] == "ok" {
+					t.Errorf("%s: ok from worktree b's jail", cases[i].name)
+				}
+			}
+		})
 	}
 }

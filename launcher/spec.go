@@ -31,7 +31,7 @@ func buildFS(o *Options, mountNS bool, g *globalCopy) jailspec.FS {
 		fs.ReadOnly = append(fs.ReadOnly, filepath.Join(root, p))
 	}
 	fs.Placeholders = map[string]string{}
-	fs.PinStash = filepath.Join(o.Folder.Dir(), "pins")
+	fs.PinStash = o.Folder.PinStash()
 	for p, content := range protectedFiles {
 		fs.Placeholders[filepath.Join(root, p)] = content
 	}

@@ -94,3 +94,37 @@ func TestNewRejectsFiles(t *testing.T) {
 		t.Fatal("New accepted a regular file")
 	}
 }
+
+// An agent's worktree keeps its placeholders in MAIN's stash, which every
+// worktree of the repository shares; any other folder, or a worktree
+// whose MAIN/.sandbox is not a directory (a link), keeps its own.
+func TestPinStash(t *testing.T) {
+	main := t.TempDir()
+	wt := Folder{Root: filepath.Join(main, DirName, "worktrees", "a")}
+	if err := os.MkdirAll(wt.Root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := wt.PinStash(), filepath.Join(main, DirName, "pins"); got != want {
+		t.Errorf("agent worktree: %s, want MAIN's %s", got, want)
+	}
+	if got, want := (Folder{Root: main}).PinStash(), filepath.Join(main, DirName, "pins"); got != want {
+		t.Errorf("MAIN: %s, want %s", got, want)
+	}
+	other := Folder{Root: filepath.Join(main, "worktrees", "a")} // not inside .sandbox
+	if got, want := other.PinStash(), filepath.Join(other.Root, DirName, "pins"); got != want {
+		t.Errorf("a folder named like a worktree: %s, want its own %s", got, want)
+	}
+
+	linked := t.TempDir()
+	elsewhere := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(elsewhere, "worktrees", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(linked, DirName)); err != nil {
+		t.Fatal(err)
+	}
+	lw := Folder{Root: filepath.Join(linked, DirName, "worktrees", "b")}
+	if got, want := lw.PinStash(), filepath.Join(lw.Root, DirName, "pins"); got != want {
+		t.Errorf("MAIN/.sandbox a link: %s, want the worktree's own %s", got, want)
+	}
+}

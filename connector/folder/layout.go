@@ -61,6 +61,25 @@ func (f Folder) Originals() string { return filepath.Join(f.Dir(), "originals") 
 // Shims holds the PATH shims for run mode.
 func (f Folder) Shims() string { return filepath.Join(f.Dir(), "shims") }
 
+// PinStash is where the jail's placeholders wait between runs (see
+// jailspec.FS.PinStash). An agent's worktree (MAIN/.sandbox/worktrees/NAME,
+// AgentWorktree) uses MAIN's, which every worktree of the repository
+// shares: a spawn's new worktree takes the placeholders the agents before
+// it left there instead of making a dozen (an inode each: 0.1 ms, several
+// while the file system is busy with a removal). MAIN's .sandbox must be a
+// directory (not a link), else the worktree keeps its own.
+func (f Folder) PinStash() string {
+	if main, _, ok := f.AgentWorktree(); ok {
+		m := Folder{Root: main}
+		if fi, err := os.Lstat(m.Dir()); err == nil && fi.IsDir() {
+			return filepath.Join(m.Dir(), pinsName)
+		}
+	}
+	return filepath.Join(f.Dir(), pinsName)
+}
+
+const pinsName = "pins"
+
 // worktreesName is the directory of Worktrees, inside DirName.
 const worktreesName = "worktrees"
 
