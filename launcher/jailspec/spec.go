@@ -103,7 +103,8 @@ type FS struct {
 	// the run then see a valid, empty configuration.
 	Placeholders map[string]string
 	// PinStash is a directory out of every jail's reach, on the writable
-	// trees' file system (the project's .sandbox/pins), where placeholders
+	// trees' file system (the project's .sandbox/pins; for an agent's
+	// worktree MAIN's, which all of them share), where placeholders
 	// wait between runs instead of being removed and made again: an empty
 	// directory made and removed costs 0.1-1 ms on ext4, moving one in and
 	// out two renames of 10-20 µs. Empty: none.
