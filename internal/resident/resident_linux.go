@@ -11,8 +11,13 @@ import (
 )
 
 // Release drops this process's mappings of its executable's read-only
-// segments (code, read-only data), and asks the kernel not to map pages
-// around the next faults there (MADV_RANDOM). Writable segments are never
+// segments (code, read-only data), and asks the kernel not to read ahead
+// at the next faults there (MADV_RANDOM: a page evicted meanwhile is read
+// back alone). It does not make those faults map less: a page still in
+// the page cache comes back with its whole folio, or the 64 KiB around
+// it (fault-around, which MADV_RANDOM leaves on; measured on Linux 6.18),
+// so what an idle process maps again depends on the folios the binary is
+// cached in (AGENTS-FLEET.md, Figures). Writable segments are never
 // touched, nor a read-only one holding pages of its own (a dynamically
 // linked binary's RELRO, written by the loader and then made read-only:
 // dropping those would bring back the file's unrelocated bytes). It
