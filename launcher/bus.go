@@ -204,11 +204,9 @@ func (b *Bus) refreshCache(e *policy.Engine) {
 // installShims links the policy's shims (or the default list).
 func (b *Bus) installShims(exe string, e *policy.Engine) error {
 	b.names = shimNames(e)
-	if exe == "" {
-		var err error
-		if exe, err = thisBinary(); err != nil {
-			return err
-		}
+	exe, err := shimTarget(exe)
+	if err != nil {
+		return err
 	}
 	if b.memo.linksCurrent(b.f.Shims(), exe, b.names) {
 		return nil
@@ -246,15 +244,24 @@ func thisBinary() (string, error) {
 // exe is "", to this binary. The run's bus checks each one again and
 // replaces what is not the binary.
 func PrepareShims(f folder.Folder, e *policy.Engine, exe string) error {
-	if exe == "" {
-		var err error
-		if exe, err = thisBinary(); err != nil {
-			return err
-		}
-	} else if p, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = p
+	exe, err := shimTarget(exe)
+	if err != nil {
+		return err
 	}
 	return shims.Install(f.Shims(), exe, shimNames(e))
+}
+
+// shimTarget is what the shims link to: exe with its links resolved, or
+// this binary when exe is "". PrepareShims and the bus both link to it,
+// so that the bus finds the shims prepared ahead current.
+func shimTarget(exe string) (string, error) {
+	if exe == "" {
+		return thisBinary()
+	}
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		return p, nil
+	}
+	return exe, nil
 }
 
 // Session is the run's session id, carried by its requests.

@@ -170,7 +170,9 @@ func TestPrepareShims(t *testing.T) {
 	}
 	os.Remove(filepath.Join(f.Shims(), "npm"))
 	os.WriteFile(filepath.Join(f.Shims(), "npm"), []byte("#!/bin/sh\necho planted\n"), 0o755)
-	b, err := OpenBus(BusOptions{Folder: f, State: st, Exe: exe})
+	// the bus is given the same name as PrepareShims (a link): both link
+	// the shims to what it resolves to
+	b, err := OpenBus(BusOptions{Folder: f, State: st, Exe: alias})
 	if err != nil {
 		t.Fatal(err)
 	}
