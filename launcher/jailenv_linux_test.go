@@ -80,6 +80,18 @@ func newJailEnvB(t testing.TB) *testJail {
 	for _, rel := range []string{".git/hooks/pre-commit", ".git/config", ".mcp.json", ".claude/settings.json", "src/main.go"} {
 		mustWrite(t, filepath.Join(root, rel), "original")
 	}
+	e.project = busFolder(t, root)
+	var err error
+	if e.probe, err = os.Executable(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// busFolder makes root a project folder with a bus (every directory of
+// the layout) and a policy file.
+func busFolder(t testing.TB, root string) folder.Folder {
+	t.Helper()
 	f, err := folder.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -90,11 +102,7 @@ func newJailEnvB(t testing.TB) *testJail {
 		}
 	}
 	mustWrite(t, f.Policy(), "version: 1\n")
-	e.project = f
-	if e.probe, err = os.Executable(); err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return f
 }
 
 func mustWrite(t testing.TB, path, content string) {

@@ -84,17 +84,7 @@ func newWorktreeJailIn(t *testing.T, base string) *worktreeJail {
 		}
 	}
 	mustWrite(t, filepath.Join(e.common, "remotes", "origin"), "URL: /nowhere\n")
-	f, err := folder.New(e.wt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range f.Subdirs() {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustWrite(t, f.Policy(), "version: 1\n")
-	e.project = f
+	e.project = busFolder(t, e.wt)
 	return e
 }
 
@@ -515,16 +505,7 @@ func TestJailMainWorktreeSeedsWorktreesDir(t *testing.T) {
 // write in the stash.
 func TestJailWorktreesShareMainsPinStash(t *testing.T) {
 	e := newWorktreeJail(t)
-	b, err := folder.New(filepath.Join(e.main, ".sandbox", "worktrees", "b"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range b.Subdirs() {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustWrite(t, b.Policy(), "version: 1\n")
+	b := busFolder(t, filepath.Join(e.main, ".sandbox", "worktrees", "b"))
 	stash := filepath.Join(e.main, ".sandbox", "pins")
 	if got := e.project.PinStash(); got != stash {
 		t.Fatalf("worktree a's stash is %s, want MAIN's %s", got, stash)
@@ -552,10 +533,9 @@ func TestJailWorktreesShareMainsPinStash(t *testing.T) {
 	for _, n := range names {
 		cases = append(cases, probeCase{"inode " + n, "inode", []string{filepath.Join(b.Root, n)}})
 	}
-	attempts := append(forbidMissing(filepath.Join(stash, "planted")), attempt{probe: "rename", args: []string{stash, stash + ".moved"}})
-	for _, en := range entries[:1] {
-		attempts = append(attempts, attempt{probe: "remove", args: []string{filepath.Join(stash, en.Name())}})
-	}
+	attempts := append(forbidMissing(filepath.Join(stash, "planted")),
+		attempt{probe: "rename", args: []string{stash, stash + ".moved"}},
+		attempt{probe: "remove", args: []string{filepath.Join(stash, entries[0].Name())}})
 	for _, a := range attempts {
 		cases = append(cases, probeCase{a.probe + " " + strings.Join(a.args, " "), a.probe, a.args})
 	}
